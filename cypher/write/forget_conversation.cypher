@@ -1,0 +1,21 @@
+// Remove one conversation: its turns, sessions, facts, events, and the entities that no other
+// conversation's facts or turns still use. Returns what was deleted.
+// :param conversation_id => 'conv-26'
+CALL {
+  MATCH (t:Turn {conversation_id: $conversation_id}) DETACH DELETE t RETURN count(*) AS turns
+}
+CALL {
+  MATCH (f:Fact {conversation_id: $conversation_id}) DETACH DELETE f RETURN count(*) AS facts
+}
+CALL {
+  MATCH (e:Event {conversation_id: $conversation_id}) DETACH DELETE e RETURN count(*) AS events
+}
+CALL {
+  MATCH (s:Session {conversation_id: $conversation_id}) DETACH DELETE s RETURN count(*) AS sessions
+}
+CALL {
+  MATCH (e:Entity {conversation_id: $conversation_id})
+  WHERE NOT EXISTS { (e)<-[:ABOUT|MENTIONS]-() }
+  DETACH DELETE e RETURN count(*) AS entities
+}
+RETURN turns, facts, events, sessions, entities

@@ -1,0 +1,4 @@
+// (:Turn)-[:MENTIONS]->(:Entity). $rows: [{turn_id, entity_id}]
+UNWIND $rows AS row
+MATCH (t:Turn {id: row.turn_id}), (e:Entity {id: row.entity_id})
+MERGE (t)-[:MENTIONS]->(e)

@@ -1,0 +1,228 @@
+"""`Memory`: the one public entry point. The CLI, the MCP server and the reader are thin
+layers over it.
+
+Example:
+    >>> from kgmem import Memory, Settings
+    >>> with Memory.from_settings(Settings()) as memory:      # doctest: +SKIP
+    ...     memory.add_turns("chat-1", [{"speaker": "Ana", "text": "I moved to Lisbon."}])
+    ...     result = memory.search("Where does Ana live?", "chat-1", k=5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from kgmem.config import Settings
+from kgmem.errors import ConversationNotFound, MalformedInput
+from kgmem.ingest.embed import Embedder
+from kgmem.ingest.pipeline import FactSources, IngestReport, Ingestor
+from kgmem.models import ConversationRecord, TurnRecord
+from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
+from kgmem.store import Store
+from kgmem.store.schema import apply_schema
+
+__all__ = ["Memory"]
+
+Progress = Callable[[str, int, int], None]
+
+
+class Memory:
+    """Long-term conversational memory in Neo4j.
+
+    Build with `Memory.from_settings`; the constructor touches neither the network nor the
+    models (both load on first use). Call `close` (or use ``with``) when done.
+
+    Args:
+        store: the Neo4j seam.
+        embedder: the sentence embedder (shared by ingest and search).
+        settings: the settings the pieces were built from.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self._schema_ready = False
+        self._extractor: Any = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None) -> Memory:
+        """A memory configured from ``KGMEM_*`` settings (read now, not at import)."""
+        settings = settings or Settings()
+        embedder = Embedder(
+            settings.embedder,
+            batch_size=settings.embed_batch_size,
+            max_chars=settings.embed_max_chars,
+        )
+        return cls(Store.from_settings(settings), embedder, settings)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- schema & plumbing ---------------------------------------------------------------------
+    def verify(self) -> None:
+        """Check the server answers and credentials work (`Neo4jUnavailable`, `AuthenticationFailed`)."""
+        self.store.verify()
+
+    def apply_schema(self) -> list[str]:
+        """Create constraints and indexes (idempotent). Raises `SchemaMismatch` on a dim clash."""
+        names = apply_schema(self.store, self.embedder.dimension)
+        self._schema_ready = True
+        return names
+
+    def _ensure_schema(self) -> None:
+        if not self._schema_ready:
+            self.apply_schema()
+
+    @property
+    def extractor(self) -> Any:
+        """The rule-based fact extractor (spaCy), loaded lazily."""
+        if self._extractor is None:
+            from kgmem.ingest.extract import SpacyExtractor
+
+            self._extractor = SpacyExtractor(self.settings.spacy_model)
+        return self._extractor
+
+    def _ingestor(self, facts: FactSources) -> Ingestor:
+        extractor = self.extractor if facts in ("extracted", "both") else None
+        return Ingestor(
+            self.store, self.embedder, extractor=extractor, batch_size=self.settings.write_batch_size
+        )
+
+    # --- write ---------------------------------------------------------------------------------
+    def add_conversation(
+        self,
+        conversation: ConversationRecord,
+        *,
+        facts: FactSources = "both",
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Ingest a whole conversation (idempotent: re-adding it changes nothing).
+
+        Args:
+            conversation: from a loader (`kgmem.ingest.locomo.load_locomo`,
+                `kgmem.ingest.chat.load_chat`).
+            facts: which fact sources to build: ``annotation`` (the dataset's own), ``extracted``
+                (spaCy rules), ``both``, or ``none``.
+            progress: optional callback ``(stage, done, total)``.
+        """
+        self._ensure_schema()
+        return self._ingestor(facts).ingest(conversation, facts=facts, progress=progress)
+
+    def add_turns(
+        self,
+        conversation_id: str,
+        turns: Sequence[Mapping[str, Any]],
+        *,
+        session: int | None = None,
+        observed_at: datetime | None = None,
+    ) -> IngestReport:
+        """Append turns to a live conversation (creating it if new).
+
+        Args:
+            conversation_id: the tenant.
+            turns: dicts with ``speaker`` and ``text``, optionally ``id`` (else derived from the
+                position), ``observed_at`` (timezone-aware; else ``observed_at`` arg or now, UTC).
+            session: session number (default: the last stored session, or 1).
+            observed_at: default timestamp for turns that carry none.
+
+        Raises:
+            MalformedInput: a turn without speaker/text, or a naive datetime.
+        """
+        self._ensure_schema()
+        last = self.store.read("read/last_turn", conversation_id=conversation_id)
+        prev_id = last[0]["id"] if last else None
+        next_index = (last[0]["index"] + 1) if last else 0
+        current_session = session or (last[0]["session"] if last else 1)
+        default_time = observed_at or datetime.now(UTC)
+        records: list[TurnRecord] = []
+        for offset, raw in enumerate(turns):
+            speaker, text = raw.get("speaker"), raw.get("text")
+            where = f"#{offset}"
+            if not isinstance(speaker, str) or not speaker.strip():
+                raise MalformedInput("turn has no speaker", conversation_id=conversation_id, turn=where)
+            if not isinstance(text, str) or not text.strip():
+                raise MalformedInput("turn has no text", conversation_id=conversation_id, turn=where)
+            when = raw.get("observed_at", default_time)
+            if not isinstance(when, datetime) or when.tzinfo is None:
+                raise MalformedInput(
+                    "observed_at must be a timezone-aware datetime",
+                    conversation_id=conversation_id,
+                    turn=where,
+                )
+            index = next_index + offset
+            local = str(raw.get("id") or f"t{index}")
+            records.append(
+                TurnRecord(
+                    id=f"{conversation_id}:{local}",
+                    conversation_id=conversation_id,
+                    session=int(raw.get("session", current_session)),
+                    index=index,
+                    dia_id=local,
+                    speaker=speaker.strip(),
+                    text=text,
+                    observed_at=when.astimezone(UTC),
+                )
+            )
+        speakers = [r["speaker"] for r in self.store.read("read/speakers", conversation_id=conversation_id)]
+        for r in records:
+            if r.speaker not in speakers:
+                speakers.append(r.speaker)
+        return self._ingestor("extracted").append(
+            conversation_id, records, speakers=speakers, previous_turn_id=prev_id
+        )
+
+    def forget(self, conversation_id: str) -> dict[str, int]:
+        """Delete a conversation: turns, sessions, facts, events and entities no one else uses.
+
+        Returns:
+            counts deleted per label. Raises `ConversationNotFound` if it holds nothing.
+        """
+        rows = self.store.write("write/forget_conversation", conversation_id=conversation_id)
+        counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
+        if not any(counts.values()):
+            raise ConversationNotFound(conversation_id)
+        return counts
+
+    # --- read ----------------------------------------------------------------------------------
+    def engine(self, config: EngineConfig | None = None) -> SearchEngine:
+        return SearchEngine(self.store, self.embedder, config or EngineConfig.from_settings(self.settings))
+
+    def search(
+        self,
+        query: str,
+        conversation_id: str,
+        k: int = 10,
+        *,
+        config: EngineConfig | None = None,
+    ) -> SearchResult:
+        """The turns that bear on ``query``, best first, each with its score terms and trace.
+
+        Args:
+            query: a question or any text.
+            conversation_id: the conversation to search (others are never read).
+            k: number of hits.
+            config: retrieval configuration (default: the shipped best dev configuration).
+
+        Returns:
+            `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
+            terms, trace), the plan, candidates examined and timings in ms.
+        """
+        return self.engine(config).search(query, conversation_id, k)
+
+    def conversations(self) -> list[dict[str, Any]]:
+        """Every stored conversation with its turn count and first/last timestamps."""
+        return self.store.read("read/list_conversations")
+
+    def counts(self, conversation_id: str) -> dict[str, int]:
+        """Node/edge counts of one conversation (turns, next, facts, cites, entities, events)."""
+        rows = self.store.read("read/count_conversation", conversation_id=conversation_id)
+        return {k: int(v) for k, v in rows[0].items()}

@@ -1,0 +1,205 @@
+"""The LoCoMo evidence-recall benchmark (Maharana et al., ACL 2024; protocol in design.md §4).
+
+For every question of categories 1–4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop;
+5 adversarial is counted, not scored) the engine retrieves turns and we compute ALL@k, ANY@k,
+R@k, MRR, NDCG@k per category and overall, the EXACT and SUPPORTED grades, candidates examined,
+and latency: the read path (plan → hits, excluding query embedding) and its Neo4j share, and the
+query embedding separately. It ingests whatever is missing first and runs unchanged on any file
+of the ``locomo10.json`` layout.
+
+The JSON report (``--json PATH``) has this schema (version 1)::
+
+    {"schema": "kgmem.bench.locomo/1", "git_commit": str|null, "file": str,
+     "conversations": [str], "ks": [int], "fact_sources": str,
+     "counts": {"questions": int, "scored": int, "adversarial": int,
+                "by_category": {"1": int, ...}, "unresolved_evidence": int,
+                "no_evidence": int, "turns": int},
+     "ingest": {"<conversation>": {"seconds": {...}, "turns_written": int, ...}},
+     "embedding_ms": {"p50": float, "p95": float},
+     "rows": [{"name": str, "config": {...},
+               "metrics": {"all"|"1".."4": {"n", "all_at": {"5": x, ...}, "any_at", "recall_at",
+                                            "ndcg_at", "mrr", "candidates",
+                                            "latency_p50_ms", "latency_p95_ms"}},
+               "grades": {"exact_at": {"10": x}, "supported_at": {"10": x}},
+               "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}}}]}
+
+All metric values are means in [0, 1]; times are milliseconds unless named seconds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from kgmem.api import Memory
+from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile, summarize
+from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.pipeline import FactSources
+from kgmem.models import ConversationRecord, QuestionRecord
+from kgmem.retrieve.engine import EngineConfig
+
+__all__ = ["SCHEMA", "git_commit", "run_locomo_bench"]
+
+SCHEMA = "kgmem.bench.locomo/1"
+SCORED_CATEGORIES = (1, 2, 3, 4)
+Progress = Callable[[str, int, int], None]
+
+
+def git_commit() -> str | None:
+    """The checkout's HEAD commit, or None outside a git checkout."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def _supported(memory: Memory, hits: Sequence[str], texts: dict[str, str], question: QuestionRecord, k: int) -> bool:
+    """SUPPORTED: a top-k turn is gold, shares a fact with a gold turn, or contains the answer."""
+    top = list(hits[:k])
+    gold = set(question.evidence)
+    if gold & set(top):
+        return True
+    answer = normalize_answer(question.answer)
+    if answer and any(answer in normalize_answer(texts.get(t, "")) for t in top):
+        return True
+    rows = memory.store.read("read/co_cited_turns", turn_ids=sorted(gold))
+    co_cited = {row["turn_id"] for row in rows}
+    return bool(co_cited & set(top))
+
+
+def run_locomo_bench(
+    memory: Memory,
+    path: str | Path,
+    *,
+    conversations: Sequence[str] | None = None,
+    ks: Sequence[int] = (5, 10, 20),
+    rows: Sequence[tuple[str, EngineConfig]],
+    facts: FactSources = "both",
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Run the benchmark; returns the JSON-ready report described in the module docstring.
+
+    Args:
+        memory: a connected memory.
+        path: a LoCoMo-layout file.
+        conversations: restrict to these sample ids.
+        ks: cut-offs (each >= 1).
+        rows: named engine configurations, one result row each (ablation order).
+        facts: fact sources to ingest (``both`` lets every row choose).
+        progress: callback ``(stage, done, total)``.
+    """
+    records = load_locomo(path, conversations)
+    report: dict[str, Any] = {
+        "schema": SCHEMA,
+        "git_commit": git_commit(),
+        "file": str(path),
+        "conversations": [r.conversation_id for r in records],
+        "ks": list(ks),
+        "fact_sources": facts,
+        "ingest": {},
+    }
+    for record in records:
+        result = memory.add_conversation(record, facts=facts)
+        report["ingest"][record.conversation_id] = result.as_dict()
+        if progress:
+            progress("ingest", 1, len(records))
+
+    questions = [q for r in records for q in r.questions]
+    scored = [q for q in questions if q.category in SCORED_CATEGORIES]
+    report["counts"] = _counts(records, questions, scored)
+    # embed every question once; time single-question embedding separately (as an agent would)
+    embed_ms: list[float] = []
+    vectors = {}
+    for q in scored:
+        t0 = time.perf_counter()
+        vectors[q.id] = memory.embedder.encode_one(q.question)
+        embed_ms.append((time.perf_counter() - t0) * 1000)
+    report["embedding_ms"] = {"p50": percentile(embed_ms, 50), "p95": percentile(embed_ms, 95)} if embed_ms else {}
+
+    texts = {t.id: t.text for r in records for t in r.turns}
+    kmax = max(ks)
+    report["rows"] = []
+    for name, config in rows:
+        engine = memory.engine(config)
+        per_question: list[QuestionScore] = []
+        neo4j_ms: list[float] = []
+        exact: dict[int, list[float]] = {k: [] for k in ks}
+        supported: dict[int, list[float]] = {k: [] for k in ks}
+        for n, q in enumerate(scored):
+            result = engine.search(q.question, q.conversation_id, kmax, embedding=vectors[q.id])
+            ranked = tuple(h.turn_id for h in result.hits)
+            per_question.append(
+                QuestionScore(
+                    question_id=q.id,
+                    category=q.category,
+                    ranked=ranked,
+                    gold=q.evidence,
+                    candidates=result.candidates,
+                    latency_ms=result.timings_ms["read_path"],
+                )
+            )
+            neo4j_ms.append(result.timings_ms["neo4j"])
+            if q.evidence:
+                for k in ks:
+                    exact[k].append(float(bool(set(ranked[:k]) & set(q.evidence))))
+                    supported[k].append(float(_supported(memory, ranked, texts, q, k)))
+            if progress:
+                progress(name, 1, len(scored))
+        summary = summarize(per_question, ks)
+        latencies = [s.latency_ms for s in per_question]
+        report["rows"].append(
+            {
+                "name": name,
+                "config": _config_json(config),
+                "metrics": {key: value.to_dict() for key, value in summary.items()},
+                "grades": {
+                    "exact_at": {str(k): _mean(v) for k, v in exact.items()},
+                    "supported_at": {str(k): _mean(v) for k, v in supported.items()},
+                },
+                "latency_ms": {
+                    "read_path": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
+                    "neo4j": {"p50": percentile(neo4j_ms, 50), "p95": percentile(neo4j_ms, 95)},
+                },
+            }
+        )
+    return report
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _counts(
+    records: Sequence[ConversationRecord],
+    questions: Sequence[QuestionRecord],
+    scored: Sequence[QuestionRecord],
+) -> dict[str, Any]:
+    by_category = Counter(str(q.category) for q in questions)
+    return {
+        "questions": len(questions),
+        "scored": sum(1 for q in scored if q.evidence),
+        "adversarial": by_category.get("5", 0),
+        "by_category": dict(sorted(by_category.items())),
+        "unresolved_evidence": sum(len(q.unresolved_evidence) for q in questions),
+        "no_evidence": sum(1 for q in scored if not q.evidence),
+        "turns": sum(len(r.turns) for r in records),
+    }
+
+
+def _config_json(config: EngineConfig) -> dict[str, Any]:
+    data = asdict(config)
+    data["generators"] = sorted(config.generators)
+    return data

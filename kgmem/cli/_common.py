@@ -1,0 +1,80 @@
+"""Shared pieces of the CLI: the Memory builder, JSON output, progress bars, error handling."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date, datetime
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from kgmem.api import Memory
+from kgmem.config import Settings
+
+__all__ = ["console", "dump_json", "memory_from", "progress_bar", "settings_from"]
+
+console = Console(stderr=False, highlight=False, soft_wrap=True)
+
+
+def settings_from(ctx: click.Context) -> Settings:
+    """The `Settings` the main group built (once per invocation)."""
+    settings = ctx.find_object(Settings)
+    if settings is None:  # pragma: no cover - main always sets it
+        settings = Settings()
+        ctx.obj = settings
+    return settings
+
+
+@contextmanager
+def memory_from(ctx: click.Context) -> Iterator[Memory]:
+    """A connected `Memory` for one command, closed afterwards."""
+    memory = Memory.from_settings(settings_from(ctx))
+    try:
+        yield memory
+    finally:
+        memory.close()
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def dump_json(data: Any) -> str:
+    """JSON text for machines (datetimes as ISO 8601, pydantic models dumped)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=_default)
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A rich progress bar fed by ``(stage, advance, total)`` callbacks; None when disabled or
+    when stderr is not a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, advance: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], advance=advance, total=total)
+
+        yield update

@@ -1,0 +1,99 @@
+"""``kgmem bench locomo|mab``: benchmarks that print (and optionally write) JSON reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from kgmem.bench.ablation import ablation_rows, default_row
+from kgmem.bench.locomo import run_locomo_bench
+from kgmem.cli._common import console, dump_json, memory_from, progress_bar, settings_from
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+CATEGORIES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "all": "overall"}
+
+
+def _ks(value: str) -> list[int]:
+    try:
+        ks = sorted({int(part) for part in value.split(",") if part.strip()})
+    except ValueError as exc:
+        raise click.BadParameter("k list must look like 5,10,20") from exc
+    if not ks or ks[0] < 1:
+        raise click.BadParameter("every k must be >= 1")
+    return ks
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks (LoCoMo evidence recall, MemoryAgentBench FactConsolidation)."""
+
+
+def _print_locomo(report: dict[str, Any]) -> None:
+    ks = report["ks"]
+    k_main = 10 if 10 in ks else ks[len(ks) // 2]
+    counts = report["counts"]
+    console.print(
+        f"LoCoMo {', '.join(report['conversations'])}: {counts['scored']} scored questions "
+        f"(cat 5 adversarial: {counts['adversarial']}), {counts['turns']} turns, "
+        f"unresolved evidence ids: {counts['unresolved_evidence']}"
+    )
+    for row in report["rows"]:
+        table = Table(title=f"{row['name']}", title_justify="left")
+        table.add_column("category")
+        table.add_column("n", justify="right")
+        for k in ks:
+            table.add_column(f"ALL@{k}", justify="right")
+        for k in ks:
+            table.add_column(f"ANY@{k}", justify="right")
+        table.add_column(f"R@{k_main}", justify="right")
+        table.add_column("MRR", justify="right")
+        table.add_column(f"NDCG@{k_main}", justify="right")
+        table.add_column("cand", justify="right")
+        for key, label in CATEGORIES.items():
+            m = row["metrics"].get(key)
+            if m is None:
+                continue
+            table.add_row(
+                label, str(m["n"]),
+                *(f"{100 * m['all_at'][str(k)]:.1f}" for k in ks),
+                *(f"{100 * m['any_at'][str(k)]:.1f}" for k in ks),
+                f"{100 * m['recall_at'][str(k_main)]:.1f}", f"{100 * m['mrr']:.1f}",
+                f"{100 * m['ndcg_at'][str(k_main)]:.1f}", f"{m['candidates']:.0f}",
+            )
+        console.print(table)
+        lat = row["latency_ms"]
+        grades = row["grades"]
+        console.print(
+            f"  EXACT@{k_main} {100 * grades['exact_at'][str(k_main)]:.1f}  "
+            f"SUPPORTED@{k_main} {100 * grades['supported_at'][str(k_main)]:.1f}  "
+            f"read path p50 {lat['read_path']['p50']:.1f} ms p95 {lat['read_path']['p95']:.1f} ms "
+            f"(neo4j p50 {lat['neo4j']['p50']:.1f} ms); query embedding p50 "
+            f"{report['embedding_ms'].get('p50', 0):.1f} ms"
+        )
+
+
+@bench.command("locomo")
+@click.argument("file", type=_FILE)
+@click.option("--conversation", "conversations", multiple=True, help="Only these sample ids.")
+@click.option("--k", "ks", default="5,10,20", show_default=True, callback=lambda _c, _p, v: _ks(v), help="Cut-offs.")
+@click.option("--engine", type=click.Choice(["cosine", "linked"]), default="linked", show_default=True)
+@click.option("--facts", "fact_sources", type=click.Choice(["annotation", "extracted", "both"]), default="both", show_default=True, help="Fact sources the engine reads.")
+@click.option("--ablate", is_flag=True, help="One row per added term/generator (cosine → +facts → ...).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON report here ('-' = stdout).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.pass_context
+def bench_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...], ks: list[int], engine: str, fact_sources: str, ablate: bool, json_path: Path | None, quiet: bool) -> None:
+    """Evidence recall on a LoCoMo-layout FILE (ALL/ANY/R@k, MRR, NDCG, grades, latency)."""
+    settings = settings_from(ctx)
+    rows = ablation_rows(settings, fact_sources) if ablate else [default_row(settings, engine, fact_sources)]  # type: ignore[arg-type]
+    with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
+        report = run_locomo_bench(memory, file, conversations=conversations or None, ks=ks, rows=rows, progress=progress)
+    if json_path is not None and str(json_path) == "-":
+        click.echo(dump_json(report))
+        return
+    if json_path is not None:
+        json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
+    _print_locomo(report)

@@ -1,0 +1,64 @@
+"""``kgmem ingest locomo|chat|facts``: the write path from files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from kgmem.cli._common import console, dump_json, memory_from, progress_bar
+from kgmem.ingest.chat import load_chat
+from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.pipeline import IngestReport
+from kgmem.models import ConversationRecord
+
+FACTS = click.Choice(["annotation", "extracted", "both", "none"])
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.group()
+def ingest() -> None:
+    """Load conversations (or numbered fact lists) into the graph. Re-running changes nothing."""
+
+
+def _run(ctx: click.Context, records: list[ConversationRecord], facts: str, quiet: bool, as_json: bool) -> None:
+    reports: list[IngestReport] = []
+    with memory_from(ctx) as memory, progress_bar(not quiet and not as_json) as progress:
+        for record in records:
+            reports.append(memory.add_conversation(record, facts=facts, progress=progress))  # type: ignore[arg-type]
+    if as_json:
+        click.echo(dump_json([r.as_dict() for r in reports]))
+        return
+    table = Table("conversation", "turns", "written", "facts", "written", "entities", "events", "supersedes", "seconds")
+    for r in reports:
+        table.add_row(
+            r.conversation_id, str(r.turns_total), str(r.turns_written), str(r.facts_total),
+            str(r.facts_written), str(r.entities), str(r.events), str(r.supersedes),
+            f"{sum(r.seconds.values()):.1f}",
+        )
+    console.print(table)
+
+
+@ingest.command("locomo")
+@click.argument("file", type=_FILE)
+@click.option("--conversation", "conversations", multiple=True, help="Only these sample ids (repeatable).")
+@click.option("--facts", type=FACTS, default="both", show_default=True, help="Fact sources to build.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def ingest_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...], facts: str, quiet: bool, as_json: bool) -> None:
+    """Ingest a LoCoMo-layout file (locomo10.json)."""
+    records = load_locomo(file, conversations or None)
+    _run(ctx, records, facts, quiet, as_json)
+
+
+@ingest.command("chat")
+@click.argument("file", type=_FILE)
+@click.option("--facts", type=FACTS, default="extracted", show_default=True, help="Fact sources to build.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def ingest_chat(ctx: click.Context, file: Path, facts: str, quiet: bool, as_json: bool) -> None:
+    """Ingest kgmem's generic chat format (JSON or JSONL; see README)."""
+    _run(ctx, load_chat(file), facts, quiet, as_json)

@@ -1,0 +1,117 @@
+"""``kgmem search``, ``kgmem explain``, ``kgmem current``, ``kgmem history``: the read path."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from kgmem.cli._common import console, dump_json, memory_from, settings_from
+from kgmem.retrieve.engine import EngineConfig, SearchResult
+
+ENGINES = click.Choice(["linked", "cosine"])
+SOURCES = click.Choice(["annotation", "extracted", "both"])
+
+
+def _print_hits(result: SearchResult, explain: bool) -> None:
+    table = Table("#", "turn", "session", "when", "speaker", "score", "text", show_lines=False)
+    for rank, hit in enumerate(result.hits, start=1):
+        table.add_row(
+            str(rank), hit.turn_id, str(hit.session), hit.observed_at.date().isoformat(),
+            hit.speaker, f"{hit.score:.3f}", hit.text,
+        )
+    console.print(table)
+    if explain:
+        plan = result.plan
+        console.print(
+            f"[bold]plan[/bold] operators={list(plan.get('operators', []))} "
+            f"entities={[e.get('surface') for e in plan.get('entities', [])]} "
+            f"year={plan.get('named_year')} month={plan.get('named_month')} cues={list(plan.get('cues', []))}"
+        )
+        for rank, hit in enumerate(result.hits, start=1):
+            terms = " + ".join(f"{name} {value:.3f}" for name, value in hit.terms.items() if value)
+            console.print(f"  {rank:>2}. {hit.turn_id}: {terms}  trace={dump_json(hit.trace).replace(chr(10), ' ')}")
+        for hop in result.hops:
+            console.print(f"  hop: {dump_json(hop).replace(chr(10), ' ')}")
+    console.print(
+        f"[dim]{result.candidates} candidates; embed {result.timings_ms.get('embed', 0):.1f} ms, "
+        f"read path {result.timings_ms.get('read_path', 0):.1f} ms "
+        f"(neo4j {result.timings_ms.get('neo4j', 0):.1f} ms)[/dim]"
+    )
+
+
+@click.command()
+@click.argument("query")
+@click.option("--conversation", "conversation_id", required=True, help="Conversation to search.")
+@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits to return.")
+@click.option("--engine", type=ENGINES, default="linked", show_default=True)
+@click.option("--facts", "fact_sources", type=SOURCES, default="both", show_default=True, help="Fact sources the engine reads.")
+@click.option("--explain", is_flag=True, help="Show the plan and each hit's score terms and trace.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (hits with terms and trace).")
+@click.pass_context
+def search(ctx: click.Context, query: str, conversation_id: str, k: int, engine: str, fact_sources: str, explain: bool, as_json: bool) -> None:
+    """The turns of a conversation that bear on QUERY, with evidence."""
+    config = EngineConfig.from_settings(settings_from(ctx), engine=engine, fact_sources=fact_sources)  # type: ignore[arg-type]
+    with memory_from(ctx) as memory:
+        result = memory.search(query, conversation_id, k, config=config)
+    if as_json:
+        click.echo(dump_json(result.model_dump(mode="json")))
+    else:
+        _print_hits(result, explain)
+
+
+@click.command()
+@click.argument("question")
+@click.option("--conversation", "conversation_id", required=True, help="Conversation to search.")
+@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1))
+@click.option("--cypher", "as_cypher", is_flag=True, help="Print a ready-to-paste Neo4j Browser statement drawing the evidence subgraph.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def explain(ctx: click.Context, question: str, conversation_id: str, k: int, as_cypher: bool, as_json: bool) -> None:
+    """Why these turns: plan, score terms, trace; or (--cypher) the evidence subgraph query."""
+    with memory_from(ctx) as memory:
+        result = memory.search(question, conversation_id, k)
+        if as_cypher:
+            click.echo(memory.evidence_cypher(result))
+            return
+    if as_json:
+        click.echo(dump_json(result.model_dump(mode="json")))
+    else:
+        _print_hits(result, explain=True)
+
+
+def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
+    if as_json:
+        click.echo(dump_json(rows))
+        return
+    table = Table("fact", "serial", "valid_from", "valid_to", "text", "superseded by")
+    for row in rows:
+        table.add_row(str(row["id"]), str(row["serial"]), str(row.get("valid_from") or ""), str(row.get("valid_to") or ""), str(row["text"]), str(row.get("superseded_by") or ""))
+    console.print(table)
+
+
+@click.command()
+@click.argument("entity")
+@click.argument("relation")
+@click.option("--conversation", "conversation_id", required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def current(ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool) -> None:
+    """The current value of ENTITY's RELATION (latest serial on the supersession key)."""
+    with memory_from(ctx) as memory:
+        fact = memory.current(conversation_id, entity, relation)
+    _print_facts([fact] if fact else [], as_json)
+    if fact is None and not as_json:
+        console.print("no value in memory")
+
+
+@click.command()
+@click.argument("entity")
+@click.argument("relation")
+@click.option("--conversation", "conversation_id", required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def history(ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool) -> None:
+    """Every value ENTITY's RELATION has had, oldest first, with its SUPERSEDES chain."""
+    with memory_from(ctx) as memory:
+        rows = memory.history(conversation_id, entity, relation)
+    _print_facts(rows, as_json)

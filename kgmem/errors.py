@@ -1,0 +1,163 @@
+"""The kgmem error tree. Every error the package raises on purpose derives from `KgmemError`.
+
+```
+KgmemError
+├── ConfigError                  a setting is missing or invalid
+├── InputError                   bad input data; names file / conversation / turn / line
+│   ├── MalformedInput           unparseable JSON, wrong types, missing fields
+│   └── DateParseError           a session or fact date that cannot be parsed
+├── StoreError                   anything between kgmem and Neo4j
+│   ├── Neo4jUnavailable         no server at the URI (says how to start one)
+│   ├── AuthenticationFailed     wrong user or password (never prints the password)
+│   ├── SchemaMismatch           vector index of another dimension than the embedder's
+│   ├── QueryNotFound            a named Cypher statement is not in the catalogue
+│   └── ServerError              the local Neo4j launcher failed (start/stop/status)
+├── ModelUnavailable             the embedder or spaCy pipeline cannot be loaded
+├── ConversationNotFound         a conversation id that holds no turns
+└── ReaderError                  the optional OpenAI-compatible reader failed or is not configured
+```
+
+The CLI turns every `KgmemError` into a one-line message and exit status 1 in one place
+(`kgmem.cli`); nothing else is caught there.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuthenticationFailed",
+    "ConfigError",
+    "ConversationNotFound",
+    "DateParseError",
+    "InputError",
+    "KgmemError",
+    "MalformedInput",
+    "ModelUnavailable",
+    "Neo4jUnavailable",
+    "QueryNotFound",
+    "ReaderError",
+    "SchemaMismatch",
+    "ServerError",
+    "StoreError",
+]
+
+
+class KgmemError(Exception):
+    """Root of every error kgmem raises on purpose."""
+
+
+class ConfigError(KgmemError):
+    """A setting is missing or invalid."""
+
+
+class InputError(KgmemError):
+    """Bad input data. Carries where it was found so a user can fix the file.
+
+    Args:
+        message: what is wrong.
+        file: the input file, if any.
+        conversation_id: the conversation being read, if known.
+        turn: the turn id (e.g. ``D3:7``) or line number, if known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        conversation_id: str | None = None,
+        turn: str | None = None,
+    ) -> None:
+        self.file = file
+        self.conversation_id = conversation_id
+        self.turn = turn
+        where = ", ".join(
+            f"{name} {value!r}"
+            for name, value in (("file", file), ("conversation", conversation_id), ("turn", turn))
+            if value is not None
+        )
+        super().__init__(f"{message} ({where})" if where else message)
+        self.reason = message
+
+
+class MalformedInput(InputError):
+    """Unparseable JSON, wrong types or missing fields."""
+
+
+class DateParseError(InputError):
+    """A date or datetime that cannot be parsed."""
+
+
+class StoreError(KgmemError):
+    """Anything between kgmem and Neo4j."""
+
+
+class Neo4jUnavailable(StoreError):
+    """No Neo4j answers at the configured URI."""
+
+    def __init__(self, uri: str, detail: str = "") -> None:
+        self.uri = uri
+        msg = (
+            f"Neo4j is not reachable at {uri}. Start the local server with `kgmem neo4j start` "
+            "(or `docker compose -f docker/compose.yaml up -d`), or set KGMEM_NEO4J_URI."
+        )
+        super().__init__(f"{msg} [{detail}]" if detail else msg)
+
+
+class AuthenticationFailed(StoreError):
+    """Neo4j refused the user/password. The password is never included in the message."""
+
+    def __init__(self, uri: str, user: str) -> None:
+        self.uri = uri
+        self.user = user
+        super().__init__(
+            f"Neo4j at {uri} refused user {user!r}: wrong password. Set KGMEM_NEO4J_PASSWORD, "
+            "or for the local server leave it unset so the generated password file is used."
+        )
+
+
+class SchemaMismatch(StoreError):
+    """An existing vector index has another dimension than the configured embedder.
+
+    Args:
+        index: the index name.
+        expected_dim: the embedder's dimension.
+        found_dim: the dimension of the index in the database.
+    """
+
+    def __init__(self, index: str, expected_dim: int, found_dim: int) -> None:
+        self.index = index
+        self.expected_dim = expected_dim
+        self.found_dim = found_dim
+        super().__init__(
+            f"vector index {index!r} has dimension {found_dim}, but the embedder produces "
+            f"{expected_dim}-d vectors; refusing to mix them. Use a fresh database or drop the "
+            "index and re-ingest."
+        )
+
+
+class QueryNotFound(StoreError):
+    """A named Cypher statement is not in the catalogue (``cypher/<folder>/<name>.cypher``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no Cypher statement named {name!r} in the catalogue")
+
+
+class ServerError(StoreError):
+    """The local Neo4j launcher failed (missing Java/Maven, port taken, start timed out)."""
+
+
+class ModelUnavailable(KgmemError):
+    """The embedding model or the spaCy pipeline cannot be loaded; says what to install."""
+
+
+class ConversationNotFound(KgmemError):
+    """A conversation id that holds no turns in the store."""
+
+    def __init__(self, conversation_id: str) -> None:
+        self.conversation_id = conversation_id
+        super().__init__(f"conversation {conversation_id!r} has no turns in the store")
+
+
+class ReaderError(KgmemError):
+    """The optional reader (OpenAI-compatible endpoint) is not configured or failed."""

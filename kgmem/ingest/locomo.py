@@ -1,0 +1,253 @@
+"""Loader for the standard LoCoMo layout (``locomo10.json``; Maharana et al., ACL 2024).
+
+The file is a JSON list of samples::
+
+    {"sample_id": "conv-26",
+     "conversation": {"speaker_a": "...", "speaker_b": "...",
+                      "session_1_date_time": "1:56 pm on 8 May, 2023",
+                      "session_1": [{"speaker": "...", "dia_id": "D1:1", "text": "...",
+                                     "blip_caption": "..." (optional)}, ...], ...},
+     "observation": {"session_1_observation": {"<speaker>": [["<fact>", "D1:3"], ...]}},
+     "qa": [{"question": "...", "answer": "...", "evidence": ["D1:3"], "category": 2}, ...]}
+
+Session datetimes carry no zone; they are taken to be UTC (see `parse_session_datetime`).
+Observations become annotation facts (``source = "annotation"``) citing their turns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kgmem.bench.metrics import normalize_evidence
+from kgmem.errors import DateParseError, InputError, MalformedInput
+from kgmem.ingest.dates import parse_session_datetime
+from kgmem.models import (
+    ConversationRecord,
+    FactRecord,
+    QuestionRecord,
+    SessionRecord,
+    TurnRecord,
+)
+
+__all__ = ["load_locomo", "parse_locomo_sample", "turn_text"]
+
+_SESSION_KEY = re.compile(r"^session_(\d+)$")
+
+
+def turn_text(text: str, caption: str | None) -> str:
+    """The stored turn text: the utterance, plus ``[shared image: <caption>]`` if any."""
+    text = text.strip()
+    if caption and caption.strip():
+        shared = f"[shared image: {caption.strip()}]"
+        return f"{text} {shared}" if text else shared
+    return text
+
+
+def load_locomo(
+    path: str | Path, conversations: Iterable[str] | None = None
+) -> list[ConversationRecord]:
+    """Read a LoCoMo file into conversation records.
+
+    Args:
+        path: a file in the ``locomo10.json`` layout.
+        conversations: keep only these ``sample_id`` values (all when None).
+
+    Returns:
+        one `ConversationRecord` per sample, turns in utterance order.
+
+    Raises:
+        MalformedInput: unreadable JSON, wrong types, missing fields; names file, conversation,
+            turn.
+        DateParseError: a session date that cannot be parsed.
+        InputError: a requested conversation id is not in the file.
+    """
+    file = str(path)
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError("file not found", file=file) from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MalformedInput(f"not valid JSON: {exc}", file=file) from exc
+    if not isinstance(raw, list):
+        raise MalformedInput("expected a JSON list of samples", file=file)
+    wanted = set(conversations) if conversations is not None else None
+    records: list[ConversationRecord] = []
+    for position, sample in enumerate(raw):
+        if not isinstance(sample, dict):
+            raise MalformedInput(f"sample {position} is not an object", file=file)
+        sample_id = sample.get("sample_id")
+        if not isinstance(sample_id, str) or not sample_id.strip():
+            raise MalformedInput(f"sample {position} has no string sample_id", file=file)
+        if wanted is not None and sample_id not in wanted:
+            continue
+        records.append(parse_locomo_sample(sample, file=file))
+    if wanted is not None:
+        missing = wanted - {r.conversation_id for r in records}
+        if missing:
+            raise InputError(f"conversation(s) not in file: {sorted(missing)}", file=file)
+    return records
+
+
+def _require(obj: Any, key: str, kind: type, *, file: str, cid: str, turn: str | None = None) -> Any:
+    value = obj.get(key) if isinstance(obj, dict) else None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise MalformedInput(
+            f"field {key!r} missing or not {kind.__name__}", file=file, conversation_id=cid, turn=turn
+        )
+    return value
+
+
+def parse_locomo_sample(sample: dict[str, Any], *, file: str = "<memory>") -> ConversationRecord:
+    """Parse one LoCoMo sample (see module docstring). Raises like `load_locomo`."""
+    cid = str(sample["sample_id"]).strip()
+    conv = _require(sample, "conversation", dict, file=file, cid=cid)
+    numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION_KEY.match(key)))
+    if not numbers:
+        raise MalformedInput("conversation has no session_N lists", file=file, conversation_id=cid)
+
+    sessions: list[SessionRecord] = []
+    turns: list[TurnRecord] = []
+    speakers: list[str] = []
+    for number in numbers:
+        stamp = conv.get(f"session_{number}_date_time")
+        if not isinstance(stamp, str):
+            raise DateParseError(
+                f"session {number} has no date_time", file=file, conversation_id=cid
+            )
+        try:
+            started = parse_session_datetime(stamp)
+        except DateParseError as exc:
+            raise DateParseError(
+                f"session {number}: {exc.reason}", file=file, conversation_id=cid
+            ) from exc
+        sessions.append(SessionRecord(conversation_id=cid, session=number, started_at=started))
+        items = _require(conv, f"session_{number}", list, file=file, cid=cid)
+        for item in items:
+            dia_id = _require(item, "dia_id", str, file=file, cid=cid).strip()
+            speaker = _require(item, "speaker", str, file=file, cid=cid, turn=dia_id).strip()
+            text = item.get("text", "")
+            if not isinstance(text, str):
+                raise MalformedInput("field 'text' is not a string", file=file, conversation_id=cid, turn=dia_id)
+            caption = item.get("blip_caption")
+            full = turn_text(text, caption if isinstance(caption, str) else None)
+            if not full:
+                raise MalformedInput("empty turn text", file=file, conversation_id=cid, turn=dia_id)
+            if not speaker:
+                raise MalformedInput("empty speaker", file=file, conversation_id=cid, turn=dia_id)
+            if speaker not in speakers:
+                speakers.append(speaker)
+            turns.append(
+                TurnRecord(
+                    id=f"{cid}:{dia_id}",
+                    conversation_id=cid,
+                    session=number,
+                    index=len(turns),
+                    dia_id=dia_id,
+                    speaker=speaker,
+                    text=full,
+                    observed_at=started,
+                )
+            )
+    if len({t.id for t in turns}) != len(turns):
+        raise MalformedInput("duplicate dia_id in conversation", file=file, conversation_id=cid)
+    for key in ("speaker_a", "speaker_b"):
+        name = conv.get(key)
+        if isinstance(name, str) and name.strip() and name.strip() not in speakers:
+            speakers.append(name.strip())
+
+    valid = {t.dia_id for t in turns}
+    by_session = {s.session: s for s in sessions}
+    facts = _annotation_facts(sample.get("observation"), cid, valid, by_session)
+    questions = _questions(sample.get("qa"), cid, valid, file=file)
+    return ConversationRecord(
+        conversation_id=cid,
+        speakers=tuple(speakers),
+        sessions=tuple(sessions),
+        turns=tuple(turns),
+        facts=tuple(facts),
+        questions=tuple(questions),
+    )
+
+
+def _annotation_facts(
+    observation: Any, cid: str, valid: set[str], sessions: dict[int, SessionRecord]
+) -> list[FactRecord]:
+    """LoCoMo ``observation`` → annotation facts citing their turns (malformed entries skipped)."""
+    if not isinstance(observation, dict):
+        return []
+    facts: list[FactRecord] = []
+    for key in sorted(observation, key=_session_number):
+        number = _session_number(key)
+        per_speaker = observation[key]
+        if not isinstance(per_speaker, dict):
+            continue
+        for speaker, entries in per_speaker.items():
+            if not isinstance(entries, list):
+                continue
+            for n, entry in enumerate(entries):
+                if not (isinstance(entry, list) and entry and isinstance(entry[0], str)):
+                    continue
+                refs = _flatten(entry[1:])
+                cites, _ = normalize_evidence(refs, valid)
+                session = sessions.get(number)
+                facts.append(
+                    FactRecord(
+                        id=f"{cid}:a:{number}:{speaker}:{n}",
+                        conversation_id=cid,
+                        subject=str(speaker),
+                        relation="observation",
+                        object="",
+                        text=entry[0].strip(),
+                        source="annotation",
+                        cites=tuple(f"{cid}:{c}" for c in cites),
+                        valid_from=session.started_at if session else None,
+                        serial=len(facts),
+                        session=number if session else None,
+                    )
+                )
+    return facts
+
+
+def _questions(qa: Any, cid: str, valid: set[str], *, file: str) -> list[QuestionRecord]:
+    if qa is None:
+        return []
+    if not isinstance(qa, list):
+        raise MalformedInput("'qa' is not a list", file=file, conversation_id=cid)
+    out: list[QuestionRecord] = []
+    for n, item in enumerate(qa):
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            raise MalformedInput(f"qa[{n}] has no question", file=file, conversation_id=cid)
+        answer = item.get("answer", item.get("adversarial_answer", ""))
+        gold, unresolved = normalize_evidence(_flatten(item.get("evidence") or []), valid)
+        category = item.get("category")
+        out.append(
+            QuestionRecord(
+                id=f"{cid}:qa{n}",
+                conversation_id=cid,
+                question=item["question"],
+                answer="" if answer is None else str(answer),
+                category=int(category) if isinstance(category, int | str) and str(category).isdigit() else 0,
+                evidence=tuple(f"{cid}:{g}" for g in gold),
+                unresolved_evidence=tuple(unresolved),
+            )
+        )
+    return out
+
+
+def _session_number(key: str) -> int:
+    match = re.search(r"(\d+)", key)
+    return int(match.group(1)) if match else 0
+
+
+def _flatten(values: Sequence[Any] | Any) -> list[str]:
+    if isinstance(values, str):
+        return [values]
+    out: list[str] = []
+    if isinstance(values, list | tuple):
+        for value in values:
+            out.extend(_flatten(value))
+    return out

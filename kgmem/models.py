@@ -1,0 +1,196 @@
+"""Pydantic records that cross module boundaries: what loaders produce, what the writer stores,
+what the read path returns.
+
+Datetimes are timezone-aware (UTC after normalisation). Ids are strings; a turn id is
+``<conversation_id>:<dia_id>`` for LoCoMo (e.g. ``conv-26:D1:3``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "ConversationRecord",
+    "EntityRecord",
+    "EntityType",
+    "EventRecord",
+    "FactRecord",
+    "FactSource",
+    "Granularity",
+    "Hit",
+    "QuestionRecord",
+    "SessionRecord",
+    "TimeInterval",
+    "TurnRecord",
+]
+
+EntityType = Literal["person", "place", "organization", "work", "date", "other"]
+FactSource = Literal["extracted", "annotation", "llm", "manual"]
+Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
+
+
+def _aware(value: datetime) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("datetime must be timezone-aware")
+    return value
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TurnRecord(_Record):
+    """One immutable utterance.
+
+    Attributes:
+        id: globally unique, ``<conversation_id>:<local id>``.
+        conversation_id: tenant / namespace.
+        session: 1-based session number.
+        index: 0-based position in the whole conversation (utterance order across sessions).
+        dia_id: the dataset's local id (LoCoMo ``D1:3``), or the generic format's turn id.
+        speaker: who said it.
+        text: raw text; an image caption is appended as ``[shared image: <caption>]``.
+        observed_at: the session's datetime, timezone-aware.
+    """
+
+    id: str
+    conversation_id: str
+    session: int
+    index: int
+    dia_id: str
+    speaker: str
+    text: str
+    observed_at: datetime
+
+    _check_tz = field_validator("observed_at")(_aware)
+
+
+class SessionRecord(_Record):
+    """A session: a dated block of turns. ``started_at`` is timezone-aware."""
+
+    conversation_id: str
+    session: int
+    started_at: datetime
+
+    _check_tz = field_validator("started_at")(_aware)
+
+
+class TimeInterval(_Record):
+    """A resolved time: ``[start, end)`` in UTC with a granularity and the surface phrase."""
+
+    start: datetime
+    end: datetime
+    granularity: Granularity
+    phrase: str = ""
+
+    _check_tz = field_validator("start", "end")(_aware)
+
+
+class EntityRecord(_Record):
+    """A canonical typed entity, scoped to one conversation (``id`` embeds the conversation)."""
+
+    id: str
+    conversation_id: str
+    name: str
+    type: EntityType
+    aliases: tuple[str, ...] = ()
+
+
+class FactRecord(_Record):
+    """One atomic statement citing the turn(s) it came from.
+
+    Attributes:
+        subject / relation / object: the triple; ``object`` is an entity id or a literal.
+        text: a short self-contained sentence (what gets embedded).
+        cites: turn ids this fact came from (``CITES`` edges).
+        about: ``(entity_id, role)`` pairs, role ``subject`` or ``object`` (``ABOUT`` edges).
+        event_time: when the text dates it (resolved against the session date), if it does.
+        valid_from / valid_to: validity interval; ``valid_to`` is set when superseded.
+        key: supersession key ``<subject>|<relation>`` for single-valued relations, else None.
+        serial: arrival order within the conversation (higher = newer).
+        confidence: extractor confidence in [0, 1].
+        source: ``extracted`` | ``annotation`` | ``llm`` | ``manual``.
+    """
+
+    id: str
+    conversation_id: str
+    subject: str
+    relation: str
+    object: str
+    text: str
+    source: FactSource
+    cites: tuple[str, ...] = ()
+    about: tuple[tuple[str, str], ...] = ()
+    event_time: TimeInterval | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    key: str | None = None
+    serial: int = 0
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    session: int | None = None
+
+
+class EventRecord(_Record):
+    """Something that happened; groups the facts about it (``MEMBER_OF``)."""
+
+    id: str
+    conversation_id: str
+    name: str
+    time: TimeInterval | None = None
+    fact_ids: tuple[str, ...] = ()
+
+
+class QuestionRecord(_Record):
+    """A benchmark question with normalised gold evidence turn ids.
+
+    Attributes:
+        id: ``<conversation_id>:qa<n>`` with n counting from 0 in file order.
+        category: LoCoMo category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop,
+            5 adversarial).
+        evidence: normalised gold turn ids (full ids, ``<conversation_id>:D<s>:<t>``).
+        unresolved_evidence: raw evidence entries that point at no turn.
+    """
+
+    id: str
+    conversation_id: str
+    question: str
+    answer: str
+    category: int
+    evidence: tuple[str, ...] = ()
+    unresolved_evidence: tuple[str, ...] = ()
+
+
+class ConversationRecord(_Record):
+    """A whole conversation as a loader produces it."""
+
+    conversation_id: str
+    speakers: tuple[str, ...]
+    sessions: tuple[SessionRecord, ...]
+    turns: tuple[TurnRecord, ...]
+    facts: tuple[FactRecord, ...] = ()
+    questions: tuple[QuestionRecord, ...] = ()
+
+
+class Hit(BaseModel):
+    """One retrieved turn with its score and the score's terms.
+
+    Attributes:
+        turn_id, text, speaker, session, observed_at: the original turn.
+        score: the final score (sum of ``terms``); cosine terms lie in [-1, 1].
+        terms: each scorer term's value, e.g. ``{"cosine": 0.41, "fact": 0.12}``.
+        trace: provenance: which generator brought the turn in, fact ids, hop path, event times.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn_id: str
+    text: str
+    speaker: str
+    session: int
+    observed_at: datetime
+    score: float
+    terms: dict[str, float] = Field(default_factory=dict)
+    trace: dict[str, Any] = Field(default_factory=dict)

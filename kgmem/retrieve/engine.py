@@ -1,0 +1,231 @@
+"""The read path: plan → seeds → expansion → one scorer → (hop) → hits with traces.
+
+Engines:
+- ``cosine``: the conversation's exact top-k turns by cos(turn, q) (the baseline).
+- ``linked``: small generator pools (dense turns, dense facts → cited turns, and the
+  generators of `kgmem.retrieve.generators`) merged by turn id and scored once by
+  `kgmem.retrieve.score.score_candidates`.
+
+Nothing here imports the driver; Cypher runs through `kgmem.store.Store` by statement name.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, Field
+
+from kgmem.config import Settings
+from kgmem.ingest.embed import Embedder
+from kgmem.models import Hit
+from kgmem.retrieve import generators as gen
+from kgmem.retrieve.plan import plan
+from kgmem.retrieve.score import ScoreWeights, TimeWindow, merge_candidates, score_candidates
+from kgmem.store import Store
+
+__all__ = ["ALL_GENERATORS", "EngineConfig", "SearchEngine", "SearchResult"]
+
+EngineName = Literal["cosine", "linked"]
+FactSourceChoice = Literal["annotation", "extracted", "both"]
+
+#: every generator the linked engine knows, in ablation order
+ALL_GENERATORS = (
+    "dense_turns",
+    "dense_facts",
+    "fulltext",
+    "entity",
+    "window",
+    "events",
+    "timeline",
+    "hop",
+)
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """One frozen retrieval configuration (a row of the ablation table).
+
+    Attributes:
+        engine: ``cosine`` or ``linked``.
+        generators: generator names switched on (see `ALL_GENERATORS`).
+        weights: scorer weights (0 switches a term off).
+        fact_sources: which fact sources the fact generators read.
+        pools: pool size per generator (turns per pool).
+    """
+
+    engine: EngineName = "linked"
+    generators: frozenset[str] = frozenset({"dense_turns", "dense_facts"})
+    weights: ScoreWeights = field(default_factory=ScoreWeights)
+    fact_sources: FactSourceChoice = "both"
+    pools: dict[str, int] = field(
+        default_factory=lambda: {
+            "dense_turns": 40,
+            "dense_facts": 20,
+            "fulltext": 10,
+            "entity": 10,
+            "window": 10,
+            "events": 8,
+            "timeline": 8,
+            "hop": 8,
+        }
+    )
+    link_confidence: float = 0.5
+    max_hops: int = 2
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        engine: EngineName = "linked",
+        fact_sources: FactSourceChoice = "both",
+        generators: Sequence[str] | None = None,
+    ) -> EngineConfig:
+        """The shipped default (best dev configuration) with pools and weights from settings."""
+        chosen = frozenset(generators) if generators is not None else DEFAULT_GENERATORS
+        return cls(
+            engine=engine,
+            generators=chosen,
+            weights=ScoreWeights(
+                fact=settings.w_fact, adjacent=settings.w_adjacent, time=settings.w_time
+            ),
+            fact_sources=fact_sources,
+            pools={
+                "dense_turns": settings.pool_turns,
+                "dense_facts": settings.pool_facts,
+                "fulltext": settings.pool_fulltext,
+                "entity": settings.pool_entity,
+                "window": settings.pool_fulltext,
+                "events": settings.expand_events,
+                "timeline": settings.expand_timeline,
+                "hop": settings.expand_events,
+            },
+            link_confidence=settings.link_confidence,
+            max_hops=settings.max_hops,
+        )
+
+    def with_(self, **changes: Any) -> EngineConfig:
+        return replace(self, **changes)
+
+    @property
+    def sources(self) -> list[str] | None:
+        return None if self.fact_sources == "both" else [self.fact_sources]
+
+
+#: the shipped default generator set (the best dev configuration; see README "Benchmarks")
+DEFAULT_GENERATORS = frozenset({"dense_turns", "dense_facts"})
+
+
+class SearchResult(BaseModel):
+    """Hits for one question with everything needed to audit them.
+
+    Attributes:
+        hits: ranked, best first, at most ``k``.
+        plan: the query plan (operators, resolved entities/dates) as JSON.
+        candidates: how many distinct turns the scorer examined.
+        timings_ms: ``embed`` (query embedding), ``neo4j`` (round trips), ``total``.
+        hops: the stateful hop's rewritten queries, if any.
+    """
+
+    query: str
+    conversation_id: str
+    k: int
+    engine: str
+    hits: list[Hit]
+    plan: dict[str, Any] = Field(default_factory=dict)
+    candidates: int = 0
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    hops: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class SearchEngine:
+    """Answers "what bears on this question?" for one conversation at a time.
+
+    Args:
+        store: an open store.
+        embedder: the same embedder used at ingest.
+        config: the retrieval configuration.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder, config: EngineConfig) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+
+    def embed(self, query: str) -> npt.NDArray[np.float32]:
+        return self.embedder.encode_one(query)
+
+    def search(
+        self,
+        query: str,
+        conversation_id: str,
+        k: int = 10,
+        *,
+        embedding: npt.NDArray[np.float32] | None = None,
+        config: EngineConfig | None = None,
+    ) -> SearchResult:
+        """Rank the conversation's turns for ``query``.
+
+        Args:
+            query: the question (any text; empty is allowed and matches weakly).
+            conversation_id: the tenant to search; other conversations are never read.
+            k: number of hits (1 or more).
+            embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it).
+            config: override the engine's configuration for this call (ablations).
+
+        Returns:
+            a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
+
+        Raises:
+            ValueError: ``k`` < 1.
+            StoreError: Neo4j failed (see `kgmem.errors`).
+        """
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        cfg = config or self.config
+        t0 = time.perf_counter()
+        vector = embedding if embedding is not None else self.embed(query)
+        t_embed = time.perf_counter()
+        db0 = self.store.timing.ms
+        qplan = plan(query)
+        params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
+        hops: list[dict[str, Any]] = []
+        if cfg.engine == "cosine":
+            pool = gen.dense_turns(self.store, params, k)
+            hits = score_candidates(pool, ScoreWeights(fact=0.0, adjacent=0.0, time=0.0))
+            for hit in hits:
+                hit.terms = {"cosine": hit.terms["cosine"]}
+            n_candidates = len(pool)
+        else:
+            pools = gen.run_generators(self.store, params, qplan, cfg)
+            merged = merge_candidates(pools)
+            gen.attach_fact_scores(self.store, params, merged, cfg)
+            if "hop" in cfg.generators:
+                extra, hops = gen.stateful_hop(self.store, params, qplan, merged, cfg)
+                merged = merge_candidates([merged, extra])
+                gen.attach_fact_scores(self.store, params, merged, cfg)
+            window = TimeWindow(year=qplan.named_year, month=qplan.named_month)
+            hits = score_candidates(merged, cfg.weights, window)
+            n_candidates = len(merged)
+        t_end = time.perf_counter()
+        return SearchResult(
+            query=query,
+            conversation_id=conversation_id,
+            k=k,
+            engine=cfg.engine,
+            hits=hits[:k],
+            plan=qplan.model_dump(mode="json"),
+            candidates=n_candidates,
+            timings_ms={
+                "embed": round((t_embed - t0) * 1000, 3),
+                "neo4j": round(self.store.timing.ms - db0, 3),
+                "total": round((t_end - t0) * 1000, 3),
+                "read_path": round((t_end - t_embed) * 1000, 3),
+            },
+            hops=hops,
+        )

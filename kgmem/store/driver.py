@@ -1,0 +1,226 @@
+"""The one module that owns the Neo4j driver: sessions, managed transactions, retries, errors.
+
+Domain code (``kgmem.ingest``, ``kgmem.retrieve``, ``kgmem.bench``) never imports ``neo4j``;
+it asks a `Store` to run named statements from the catalogue (``cypher/``). Every value is
+passed as a parameter. Reads and writes go through the driver's *managed* transactions
+(``execute_read`` / ``execute_write``), which retry transient errors (deadlocks, leader
+switches, connection drops) with back-off; kgmem adds no retry loop of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase, ManagedTransaction
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from kgmem.config import Settings
+from kgmem.errors import AuthenticationFailed, Neo4jUnavailable, StoreError
+from kgmem.store.catalogue import Catalogue, catalogue
+
+__all__ = ["Store", "StoreTiming"]
+
+T = TypeVar("T")
+Row = dict[str, Any]
+
+
+class StoreTiming:
+    """Accumulates wall time spent in Neo4j round trips (ms), for benchmarks."""
+
+    def __init__(self) -> None:
+        self.ms = 0.0
+        self.round_trips = 0
+
+    def reset(self) -> None:
+        self.ms = 0.0
+        self.round_trips = 0
+
+
+class Store:
+    """A connection seam to one Neo4j database.
+
+    The constructor does not touch the network; `verify` does (and every query does lazily).
+
+    Args:
+        uri: Bolt URI, e.g. ``bolt://127.0.0.1:7687``.
+        user: database user.
+        password: the password, or None (then connecting fails with `AuthenticationFailed`).
+        database: database name (``neo4j`` on Community).
+        queries: the statement catalogue; defaults to the packaged ``cypher/`` folder.
+    """
+
+    def __init__(
+        self,
+        uri: str,
+        user: str,
+        password: str | None,
+        *,
+        database: str = "neo4j",
+        queries: Catalogue | None = None,
+    ) -> None:
+        self.uri = uri
+        self.user = user
+        self.database = database
+        self.queries = queries or catalogue()
+        self.timing = StoreTiming()
+        self._driver = GraphDatabase.driver(
+            uri,
+            auth=(user, password or ""),
+            max_connection_lifetime=3600,
+            connection_acquisition_timeout=30.0,
+            notifications_min_severity="OFF",
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Store:
+        """A store configured from `Settings` (password from env or the local password file)."""
+        return cls(
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            settings.resolved_password(),
+            database=settings.neo4j_database,
+        )
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    def verify(self) -> None:
+        """Check that the server answers and the credentials work.
+
+        Raises:
+            Neo4jUnavailable: nothing answers at the URI (the message says how to start one).
+            AuthenticationFailed: wrong user or password.
+        """
+        self.run_read(lambda tx: tx.run("RETURN 1").consume())
+
+    def close(self) -> None:
+        """Close the driver's connection pool. Safe to call twice."""
+        self._driver.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- transactions ------------------------------------------------------------------------
+    def _call(self, fn: Callable[[], T]) -> T:
+        t0 = time.perf_counter()
+        try:
+            return fn()
+        except AuthError as exc:
+            raise AuthenticationFailed(self.uri, self.user) from exc
+        except ServiceUnavailable as exc:
+            raise Neo4jUnavailable(self.uri, type(exc).__name__) from exc
+        except neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j error {exc.code}: {exc.message}") from exc
+        except neo4j.exceptions.DriverError as exc:
+            raise StoreError(f"Neo4j driver error: {exc}") from exc
+        finally:
+            self.timing.ms += (time.perf_counter() - t0) * 1000.0
+            self.timing.round_trips += 1
+
+    def run_read(self, work: Callable[[ManagedTransaction], T]) -> T:
+        """Run ``work`` in a managed read transaction (retried on transient errors)."""
+        return self._call(
+            lambda: self._session().execute_read(work)  # session closed by GC-safe helper below
+        )
+
+    def run_write(self, work: Callable[[ManagedTransaction], T]) -> T:
+        """Run ``work`` in a managed write transaction (retried on transient errors)."""
+        return self._call(lambda: self._session().execute_write(work))
+
+    def _session(self) -> _AutoClosingSession:
+        return _AutoClosingSession(self._driver.session(database=self.database))
+
+    # --- named statements --------------------------------------------------------------------
+    def read(self, name: str, **params: Any) -> list[Row]:
+        """Run the catalogue statement ``name`` in a read transaction; rows as dicts."""
+        text = self.queries[name]
+
+        def work(tx: ManagedTransaction) -> list[Row]:
+            return [_native(record.data()) for record in tx.run(text, params)]
+
+        return self.run_read(work)
+
+    def write(self, name: str, **params: Any) -> list[Row]:
+        """Run the catalogue statement ``name`` in one write transaction; rows as dicts."""
+        text = self.queries[name]
+
+        def work(tx: ManagedTransaction) -> list[Row]:
+            return [_native(record.data()) for record in tx.run(text, params)]
+
+        return self.run_write(work)
+
+    def write_batches(
+        self,
+        name: str,
+        rows: Sequence[Row],
+        *,
+        batch_size: int,
+        progress: Callable[[int], None] | None = None,
+        **params: Any,
+    ) -> int:
+        """Run ``name`` once per batch of ``rows`` (bound to ``$rows``), one transaction each.
+
+        A batch is all-or-nothing: a failure rolls back that batch only, so nothing is ever
+        half-written. Statements are ``UNWIND $rows AS row MERGE ...`` and idempotent.
+
+        Returns:
+            the number of rows written.
+        """
+        written = 0
+        for batch in _chunks(rows, batch_size):
+            self.write(name, rows=batch, **params)
+            written += len(batch)
+            if progress is not None:
+                progress(len(batch))
+        return written
+
+    def write_many(self, steps: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        """Run several catalogue statements in ONE write transaction (all or nothing)."""
+        compiled = [(self.queries[name], params) for name, params in steps]
+
+        def work(tx: ManagedTransaction) -> None:
+            for text, params in compiled:
+                tx.run(text, params).consume()
+
+        self.run_write(work)
+
+    def explain(self, name: str) -> None:
+        """``EXPLAIN`` statement ``name`` (plans it without running it; catches typos)."""
+        text = self.queries[name]
+        self.run_read(lambda tx: tx.run(f"EXPLAIN {text}").consume())
+
+
+class _AutoClosingSession:
+    """Wraps a driver session so each managed transaction closes its session afterwards."""
+
+    def __init__(self, session: neo4j.Session) -> None:
+        self._session = session
+
+    def execute_read(self, work: Callable[[ManagedTransaction], T]) -> T:
+        with self._session as session:
+            return session.execute_read(work)
+
+    def execute_write(self, work: Callable[[ManagedTransaction], T]) -> T:
+        with self._session as session:
+            return session.execute_write(work)
+
+
+def _native(value: Any) -> Any:
+    """Neo4j temporal values → Python datetimes (recursively through lists and maps)."""
+    if isinstance(value, dict):
+        return {k: _native(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_native(v) for v in value]
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value
+
+
+def _chunks(rows: Sequence[Row], size: int) -> Iterator[Sequence[Row]]:
+    if size <= 0:
+        raise ValueError("batch_size must be positive")
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
