@@ -218,6 +218,44 @@ class Memory:
         """
         return self.engine(config).search(query, conversation_id, k)
 
+    def _keys(self, conversation_id: str, entity: str, relation: str) -> list[str]:
+        from kgmem.ingest.supersession import relation_family
+
+        family = relation_family(relation) or relation.strip().lower().replace(" ", "_")
+        rows = self.store.read("read/resolve_entity", conversation_id=conversation_id, name=entity)
+        subjects = [row["id"] for row in rows] + [entity]
+        return [f"{subject}|{family}" for subject in dict.fromkeys(subjects)]
+
+    def history(self, conversation_id: str, entity: str, relation: str) -> list[dict[str, Any]]:
+        """Every value a single-valued relation has had, oldest first (nothing is ever deleted).
+
+        Args:
+            conversation_id: the tenant.
+            entity: a canonical name or alias (``"Mel"`` finds Melanie) or an entity id.
+            relation: a relation (``live_in``) or its family (``residence``); see
+                `kgmem.ingest.supersession.SINGLE_VALUED`.
+
+        Returns:
+            fact dicts (id, text, serial, valid_from, valid_to, supersedes, superseded_by,
+            cites) ordered by serial; the last one is the current value.
+        """
+        keys = self._keys(conversation_id, entity, relation)
+        return self.store.read("read/facts_by_key", conversation_id=conversation_id, keys=keys)
+
+    def current(self, conversation_id: str, entity: str, relation: str) -> dict[str, Any] | None:
+        """The current value: the latest ``serial`` on the supersession key (decided in code).
+
+        Returns None when memory holds no value. See `history` for the arguments.
+        """
+        rows = self.history(conversation_id, entity, relation)
+        return rows[-1] if rows else None
+
+    def evidence_cypher(self, result: SearchResult) -> str:
+        """A ready-to-paste Neo4j Browser statement drawing ``result``'s evidence subgraph."""
+        from kgmem.audit import evidence_cypher
+
+        return evidence_cypher(result)
+
     def conversations(self) -> list[dict[str, Any]]:
         """Every stored conversation with its turn count and first/last timestamps."""
         return self.store.read("read/list_conversations")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from kgmem.config import Settings
-from kgmem.retrieve.engine import EngineConfig
+from kgmem.retrieve.engine import ALL_GENERATORS, EngineConfig
 from kgmem.retrieve.score import ScoreWeights
 
 __all__ = ["ablation_rows", "default_row"]
@@ -29,5 +29,11 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
         ("cosine", base.with_(engine="cosine")),
         ("+facts", base.with_(generators=only, weights=ScoreWeights(fact=w.fact, adjacent=0.0, time=0.0))),
         ("+adjacency", base.with_(generators=only, weights=ScoreWeights(fact=w.fact, adjacent=w.adjacent, time=0.0))),
-        ("+time", base.with_(generators=only, weights=ScoreWeights(fact=w.fact, adjacent=w.adjacent, time=w.time))),
+        ("+time", base.with_(generators=only, weights=w)),
+        ("+bm25", base.with_(generators=only | {"fulltext"}, weights=w)),
+        ("+entity", base.with_(generators=only | {"fulltext", "entity"}, weights=w)),
+        ("+window", base.with_(generators=only | {"fulltext", "entity", "window"}, weights=w)),
+        ("+events", base.with_(generators=only | {"fulltext", "entity", "window", "events"}, weights=w)),
+        ("+timeline", base.with_(generators=only | {"fulltext", "entity", "window", "events", "timeline"}, weights=w)),
+        ("+hop", base.with_(generators=frozenset(ALL_GENERATORS), weights=w)),
     ]

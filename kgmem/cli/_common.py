@@ -18,7 +18,7 @@ from kgmem.config import Settings
 
 __all__ = ["console", "dump_json", "memory_from", "progress_bar", "settings_from"]
 
-console = Console(stderr=False, highlight=False, soft_wrap=True)
+console = Console(stderr=False, highlight=False, soft_wrap=True, emoji=False, markup=False)
 
 
 def settings_from(ctx: click.Context) -> Settings:

@@ -97,3 +97,33 @@ def bench_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...],
     if json_path is not None:
         json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
     _print_locomo(report)
+
+
+@bench.command("mab")
+@click.argument("file", type=_FILE)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON report here ('-' = stdout).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.pass_context
+def bench_mab(ctx: click.Context, file: Path, json_path: Path | None, quiet: bool) -> None:
+    """MemoryAgentBench FactConsolidation with no reader (deterministic resolver)."""
+    from kgmem.bench.mab import run_mab_bench
+
+    with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
+        memory.apply_schema()
+        tick = (lambda n: progress("questions", n, 0)) if progress else None
+        report = run_mab_bench(memory.store, file, progress=tick)
+    if json_path is not None and str(json_path) == "-":
+        click.echo(dump_json(report))
+        return
+    if json_path is not None:
+        json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
+    table = Table("lane", "n", "accuracy (substring EM)")
+    for lane, data in report["lanes"].items():
+        table.add_row(lane, str(data["n"]), f"{data['accuracy']:.1f}")
+    overall = report["overall"]
+    table.add_row("overall", str(overall.get("n", report.get("n_questions", ""))), f"{overall['accuracy']:.1f}")
+    console.print(table)
+    console.print(
+        f"latency per question p50 {report['latency_ms']['p50']:.1f} ms, p95 "
+        f"{report['latency_ms']['p95']:.1f} ms; unparsed lines: {report['unparsed_lines']}"
+    )

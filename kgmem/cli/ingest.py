@@ -62,3 +62,33 @@ def ingest_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...]
 def ingest_chat(ctx: click.Context, file: Path, facts: str, quiet: bool, as_json: bool) -> None:
     """Ingest kgmem's generic chat format (JSON or JSONL; see README)."""
     _run(ctx, load_chat(file), facts, quiet, as_json)
+
+
+@ingest.command("facts")
+@click.argument("file", type=_FILE)
+@click.option("--conversation", "conversation_id", help="Tenant name (default: the row's source, or the file stem).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def ingest_facts(ctx: click.Context, file: Path, conversation_id: str | None, as_json: bool) -> None:
+    """Ingest a numbered fact list ("0. ...\\n1. ...", higher number = newer) as facts with
+    entities and SUPERSEDES chains (plain text, or MemoryAgentBench JSON rows)."""
+    from kgmem.ingest.numbered import ingest_numbered, load_numbered_file, parse_numbered_facts
+
+    results: dict[str, dict[str, int]] = {}
+    with memory_from(ctx) as memory:
+        memory.apply_schema()
+        rows = load_numbered_file(file)
+        for tenant, context in rows:
+            parsed = parse_numbered_facts(context, source=str(file))
+            parsed.raise_if_unparsed()
+            name = tenant if not conversation_id else (
+                conversation_id if len(rows) == 1 else f"{conversation_id}-{tenant}"
+            )
+            results[name] = ingest_numbered(memory.store, name, parsed, batch_size=memory.settings.write_batch_size)
+    if as_json:
+        click.echo(dump_json(results))
+        return
+    table = Table("conversation", *next(iter(results.values())).keys()) if results else Table("conversation")
+    for name, counts in results.items():
+        table.add_row(name, *(str(v) for v in counts.values()))
+    console.print(table)

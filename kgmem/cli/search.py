@@ -13,17 +13,19 @@ SOURCES = click.Choice(["annotation", "extracted", "both"])
 
 
 def _print_hits(result: SearchResult, explain: bool) -> None:
-    table = Table("#", "turn", "session", "when", "speaker", "score", "text", show_lines=False)
     for rank, hit in enumerate(result.hits, start=1):
-        table.add_row(
-            str(rank), hit.turn_id, str(hit.session), hit.observed_at.date().isoformat(),
-            hit.speaker, f"{hit.score:.3f}", hit.text,
+        console.print(
+            f"{rank:>2}. {hit.turn_id}  session {hit.session} · {hit.observed_at:%Y-%m-%d %H:%M} UTC"
+            f" · {hit.speaker} · score {hit.score:.3f}"
         )
-    console.print(table)
+        console.print(f"    {hit.text}")
+        when = hit.trace.get("event_time")
+        if when:
+            console.print(f"    event time: {when['start'][:10]} .. {str(when['end'])[:10]} ({when['granularity']}, \"{when['phrase']}\")")
     if explain:
         plan = result.plan
         console.print(
-            f"[bold]plan[/bold] operators={list(plan.get('operators', []))} "
+            f"plan: operators={list(plan.get('operators', []))} "
             f"entities={[e.get('surface') for e in plan.get('entities', [])]} "
             f"year={plan.get('named_year')} month={plan.get('named_month')} cues={list(plan.get('cues', []))}"
         )
@@ -33,9 +35,9 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
         for hop in result.hops:
             console.print(f"  hop: {dump_json(hop).replace(chr(10), ' ')}")
     console.print(
-        f"[dim]{result.candidates} candidates; embed {result.timings_ms.get('embed', 0):.1f} ms, "
+        f"{result.candidates} candidates; embed {result.timings_ms.get('embed', 0):.1f} ms, "
         f"read path {result.timings_ms.get('read_path', 0):.1f} ms "
-        f"(neo4j {result.timings_ms.get('neo4j', 0):.1f} ms)[/dim]"
+        f"(neo4j {result.timings_ms.get("neo4j", 0):.1f} ms)"
     )
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgmem.config import DEFAULT_EMBEDDER
-from kgmem.errors import ModelUnavailable
+from kgmem.errors import MalformedInput, ModelUnavailable
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -63,7 +63,9 @@ class Embedder:
             location = _model_location(self.name)
             try:
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
 
+                hf_logging.disable_progress_bar()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     self._model = SentenceTransformer(location, device="cpu")
@@ -93,11 +95,22 @@ class Embedder:
         Returns:
             array of shape ``(len(texts), dimension)``, dtype float32, rows L2-normalised
             (an all-whitespace input gets the model's embedding of the empty string).
+
+        Raises:
+            MalformedInput: a text that is not valid Unicode (a lone UTF-16 surrogate, which
+                JSON can spell); the tokenizer would fail with a bare ``TypeError``.
         """
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         clipped = []
-        for text in texts:
+        for position, text in enumerate(texts):
+            try:  # reliability fix: lone surrogates crashed the tokenizer with a TypeError
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise MalformedInput(
+                    f"text #{position} to embed is not valid Unicode "
+                    f"(lone surrogate at position {exc.start})"
+                ) from exc
             if len(text) > self.max_chars:
                 log.warning(
                     "embedding input of %d chars truncated to %d (stored text unchanged)",

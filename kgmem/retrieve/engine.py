@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -24,7 +25,7 @@ from kgmem.config import Settings
 from kgmem.ingest.embed import Embedder
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.plan import plan
+from kgmem.retrieve.plan import EntityIndex, Planner, plan
 from kgmem.retrieve.score import ScoreWeights, TimeWindow, merge_candidates, score_candidates
 from kgmem.store import Store
 
@@ -143,6 +144,15 @@ class SearchResult(BaseModel):
     hops: list[dict[str, Any]] = Field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ConversationContext:
+    """What the planner knows about the conversation being searched."""
+
+    speakers: tuple[str, ...]
+    latest: datetime | None
+    entities: EntityIndex
+
+
 class SearchEngine:
     """Answers "what bears on this question?" for one conversation at a time.
 
@@ -156,6 +166,21 @@ class SearchEngine:
         self.store = store
         self.embedder = embedder
         self.config = config
+        self.planner = Planner(**config.pools)
+
+    def _context(self, conversation_id: str) -> ConversationContext:
+        """Speakers, entity index and latest timestamp of a conversation (one round trip)."""
+        rows = self.store.read("read/conversation_context", conversation_id=conversation_id)
+        row = rows[0] if rows else {"speakers": [], "latest": None, "entities": []}
+        entries = []
+        for e in row["entities"]:
+            for name in [e["name"], *e["aliases"]]:
+                entries.append((name, e["id"], e["type"]))
+        return ConversationContext(
+            speakers=tuple(row["speakers"]),
+            latest=row["latest"],
+            entities=EntityIndex(entries),
+        )
 
     def embed(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.encode_one(query)
@@ -192,23 +217,30 @@ class SearchEngine:
         vector = embedding if embedding is not None else self.embed(query)
         t_embed = time.perf_counter()
         db0 = self.store.timing.ms
-        qplan = plan(query)
         params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
         hops: list[dict[str, Any]] = []
         if cfg.engine == "cosine":
+            qplan = plan(query)
             pool = gen.dense_turns(self.store, params, k)
             hits = score_candidates(pool, ScoreWeights(fact=0.0, adjacent=0.0, time=0.0))
             for hit in hits:
                 hit.terms = {"cosine": hit.terms["cosine"]}
             n_candidates = len(pool)
         else:
-            pools = gen.run_generators(self.store, params, qplan, cfg)
+            context = self._context(conversation_id)
+            qplan = self.planner.plan(query, entities=context.entities, reference=context.latest)
+            pools = gen.run_generators(self.store, params, qplan, cfg, speakers=context.speakers)
             merged = merge_candidates(pools)
+            if cfg.generators & {"events", "timeline"}:
+                merged = merge_candidates([merged, gen.expand(self.store, params, merged, cfg)])
             gen.attach_fact_scores(self.store, params, merged, cfg)
             if "hop" in cfg.generators:
-                extra, hops = gen.stateful_hop(self.store, params, qplan, merged, cfg)
-                merged = merge_candidates([merged, extra])
-                gen.attach_fact_scores(self.store, params, merged, cfg)
+                extra, hops = gen.stateful_hop(
+                    self.store, params, qplan, merged, cfg, speakers=context.speakers
+                )
+                if extra:
+                    merged = merge_candidates([merged, extra])
+                    gen.attach_fact_scores(self.store, params, extra, cfg)
             window = TimeWindow(year=qplan.named_year, month=qplan.named_month)
             hits = score_candidates(merged, cfg.weights, window)
             n_candidates = len(merged)

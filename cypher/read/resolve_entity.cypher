@@ -1,0 +1,8 @@
+// Canonical entities of a conversation whose name or an alias equals $name (case-insensitive).
+// :param conversation_id => 'conv-26'
+// :param name => 'Mel'
+MATCH (e:Entity {conversation_id: $conversation_id})
+WHERE toLower(e.name) = toLower($name)
+   OR any(alias IN coalesce(e.aliases, []) WHERE toLower(alias) = toLower($name))
+RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases
+ORDER BY (toLower(e.name) = toLower($name)) DESC, e.id
