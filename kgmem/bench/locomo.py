@@ -66,18 +66,19 @@ def git_commit() -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
-def _supported(memory: Memory, hits: Sequence[str], texts: dict[str, str], question: QuestionRecord, k: int) -> bool:
-    """SUPPORTED: a top-k turn is gold, shares a fact with a gold turn, or contains the answer."""
-    top = list(hits[:k])
-    gold = set(question.evidence)
-    if gold & set(top):
-        return True
+def _supporting_turns(memory: Memory, question: QuestionRecord, normalized: dict[str, str]) -> set[str]:
+    """Turns whose retrieval SUPPORTS the answer: gold turns, turns sharing a fact with a gold
+    turn (one Fact CITES both), and turns whose text contains the normalised gold answer."""
+    support = set(question.evidence)
+    rows = memory.store.read("read/co_cited_turns", turn_ids=sorted(support))
+    support.update(row["turn_id"] for row in rows)
     answer = normalize_answer(question.answer)
-    if answer and any(answer in normalize_answer(texts.get(t, "")) for t in top):
-        return True
-    rows = memory.store.read("read/co_cited_turns", turn_ids=sorted(gold))
-    co_cited = {row["turn_id"] for row in rows}
-    return bool(co_cited & set(top))
+    if answer:
+        prefix = f"{question.conversation_id}:"
+        support.update(
+            tid for tid, text in normalized.items() if tid.startswith(prefix) and answer in text
+        )
+    return support
 
 
 def run_locomo_bench(
@@ -130,6 +131,8 @@ def run_locomo_bench(
     report["embedding_ms"] = {"p50": percentile(embed_ms, 50), "p95": percentile(embed_ms, 95)} if embed_ms else {}
 
     texts = {t.id: t.text for r in records for t in r.turns}
+    normalized = {tid: normalize_answer(text) for tid, text in texts.items()}
+    support = {q.id: _supporting_turns(memory, q, normalized) for q in scored if q.evidence}
     kmax = max(ks)
     report["rows"] = []
     for name, config in rows:
@@ -155,7 +158,7 @@ def run_locomo_bench(
             if q.evidence:
                 for k in ks:
                     exact[k].append(float(bool(set(ranked[:k]) & set(q.evidence))))
-                    supported[k].append(float(_supported(memory, ranked, texts, q, k)))
+                    supported[k].append(float(bool(set(ranked[:k]) & support[q.id])))
             if progress:
                 progress(name, 1, len(scored))
         summary = summarize(per_question, ks)
