@@ -37,7 +37,7 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
     console.print(
         f"{result.candidates} candidates; embed {result.timings_ms.get('embed', 0):.1f} ms, "
         f"read path {result.timings_ms.get('read_path', 0):.1f} ms "
-        f"(neo4j {result.timings_ms.get("neo4j", 0):.1f} ms)"
+        f"(neo4j {result.timings_ms.get('neo4j', 0):.1f} ms)"
     )
 
 
