@@ -22,11 +22,13 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from kgmem.config import Settings
+from kgmem.errors import ConversationNotFound
 from kgmem.ingest.embed import Embedder
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.plan import EntityIndex, Planner, plan
-from kgmem.retrieve.score import ScoreWeights, TimeWindow, merge_candidates, score_candidates
+from kgmem.retrieve.plan import EntityIndex, Planner, QueryPlan, plan
+from kgmem.retrieve.resolve import relevant_rows, resolve_current
+from kgmem.retrieve.score import Candidate, ScoreWeights, TimeWindow, merge_candidates, score_candidates
 from kgmem.store import Store
 
 __all__ = ["ALL_GENERATORS", "EngineConfig", "SearchEngine", "SearchResult"]
@@ -131,6 +133,8 @@ class SearchResult(BaseModel):
         candidates: how many distinct turns the scorer examined.
         timings_ms: ``embed`` (query embedding), ``neo4j`` (round trips), ``total``.
         hops: the stateful hop's rewritten queries, if any.
+        current: for ``current_value`` questions, one decision per supersession key: the winning
+            fact (latest serial) and the facts it supersedes.
     """
 
     query: str
@@ -142,6 +146,7 @@ class SearchResult(BaseModel):
     candidates: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)
     hops: list[dict[str, Any]] = Field(default_factory=list)
+    current: list[dict[str, Any]] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,8 @@ class SearchEngine:
         """Speakers, entity index and latest timestamp of a conversation (one round trip)."""
         rows = self.store.read("read/conversation_context", conversation_id=conversation_id)
         row = rows[0] if rows else {"speakers": [], "latest": None, "entities": []}
+        if not row["speakers"]:
+            raise ConversationNotFound(conversation_id)
         entries = []
         for e in row["entities"]:
             for name in [e["name"], *e["aliases"]]:
@@ -181,6 +188,27 @@ class SearchEngine:
             latest=row["latest"],
             entities=EntityIndex(entries),
         )
+
+    def _resolve_current(
+        self, params: dict[str, Any], qplan: QueryPlan, pool: list[Candidate]
+    ) -> tuple[list[Candidate], list[dict[str, Any]]]:
+        """Latest-wins per supersession key about the plan's entities (`resolve_current`);
+        the winners' turns join the pool if they are not in it yet."""
+        rows = self.store.read(
+            "read/keyed_facts_about",
+            conversation_id=params["conversation_id"],
+            entity_ids=[e.id for e in qplan.entities],
+        )
+        rows = relevant_rows(qplan.question, rows)
+        if not rows:
+            return pool, []
+        by_id = {c.turn_id: c for c in pool}
+        wanted = sorted({t for row in rows for t in row["cites"]} - set(by_id))
+        if wanted:
+            for row in self.store.read("read/turns_by_ids", turn_ids=wanted, **params):
+                by_id[row["turn_id"]] = gen.candidate(row, "current_value")
+        decisions = resolve_current(rows, by_id)
+        return list(by_id.values()), decisions
 
     def embed(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.encode_one(query)
@@ -208,6 +236,7 @@ class SearchEngine:
 
         Raises:
             ValueError: ``k`` < 1.
+            ConversationNotFound: the conversation holds no turns.
             StoreError: Neo4j failed (see `kgmem.errors`).
         """
         if k < 1:
@@ -219,9 +248,12 @@ class SearchEngine:
         db0 = self.store.timing.ms
         params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
         hops: list[dict[str, Any]] = []
+        current: list[dict[str, Any]] = []
         if cfg.engine == "cosine":
             qplan = plan(query)
             pool = gen.dense_turns(self.store, params, k)
+            if not pool:
+                raise ConversationNotFound(conversation_id)
             hits = score_candidates(pool, ScoreWeights(fact=0.0, adjacent=0.0, time=0.0))
             for hit in hits:
                 hit.terms = {"cosine": hit.terms["cosine"]}
@@ -241,6 +273,8 @@ class SearchEngine:
                 if extra:
                     merged = merge_candidates([merged, extra])
                     gen.attach_fact_scores(self.store, params, extra, cfg)
+            if "current_value" in qplan.operators and qplan.entities:
+                merged, current = self._resolve_current(params, qplan, merged)
             window = TimeWindow(year=qplan.named_year, month=qplan.named_month)
             hits = score_candidates(merged, cfg.weights, window)
             n_candidates = len(merged)
@@ -260,4 +294,5 @@ class SearchEngine:
                 "read_path": round((t_end - t_embed) * 1000, 3),
             },
             hops=hops,
+            current=current,
         )

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from kgmem.retrieve.engine import EngineConfig
 
 __all__ = [
+    "candidate",
     "attach_fact_scores",
     "dense_facts",
     "dense_turns",
@@ -35,7 +36,7 @@ __all__ = [
 Params = dict[str, Any]
 
 
-def _candidate(row: dict[str, Any], generator: str) -> Candidate:
+def candidate(row: dict[str, Any], generator: str) -> Candidate:
     return Candidate(
         turn_id=row["turn_id"],
         text=row["text"],
@@ -51,7 +52,7 @@ def _candidate(row: dict[str, Any], generator: str) -> Candidate:
 def dense_turns(store: Store, params: Params, k: int) -> list[Candidate]:
     """Exact top-``k`` turns of the conversation by cosine (``read/search_turns_exact``)."""
     rows = store.read("read/search_turns_exact", k=k, **params)
-    return [_candidate(row, "dense_turns") for row in rows]
+    return [candidate(row, "dense_turns") for row in rows]
 
 
 def dense_facts(store: Store, params: Params, k: int, sources: list[str] | None) -> list[Candidate]:
@@ -59,7 +60,7 @@ def dense_facts(store: Store, params: Params, k: int, sources: list[str] | None)
     rows = store.read("read/seed_facts_dense", k=k, sources=sources, **params)
     out: list[Candidate] = []
     for row in rows:
-        c = _candidate(row, "dense_facts")
+        c = candidate(row, "dense_facts")
         c.fact_cosine = float(row["fact_cosine"])
         c.fact_id = row["fact_id"]
         c.event_time = _event_start(row)
@@ -92,13 +93,13 @@ def fulltext(store: Store, params: Params, query: str, k: int, sources: list[str
         return []
     out: list[Candidate] = []
     for row in store.read("read/seed_turns_fulltext", query=lucene, k=k, scan=_SCAN, **params):
-        c = _candidate(row, "fulltext")
+        c = candidate(row, "fulltext")
         c.trace["bm25"] = round(float(row["bm25"]), 4)
         out.append(c)
     for row in store.read(
         "read/seed_facts_fulltext", query=lucene, k=k, scan=_SCAN, sources=sources, **params
     ):
-        c = _candidate(row, "fulltext")
+        c = candidate(row, "fulltext")
         c.fact_cosine = float(row["fact_cosine"])
         c.fact_id = row["fact_id"]
         c.event_time = _event_start(row)
@@ -120,7 +121,7 @@ def entity_turns(
     )
     out = []
     for row in rows:
-        c = _candidate(row, "entity")
+        c = candidate(row, "entity")
         c.trace["via_entities"] = row["via"]
         out.append(c)
     return out
@@ -132,7 +133,7 @@ def window_turns(store: Store, params: Params, qplan: QueryPlan, k: int) -> list
     if window is None or k <= 0:
         return []
     rows = store.read("read/seed_window_turns", start=window.start, end=window.end, k=k, **params)
-    return [_candidate(row, "window") for row in rows]
+    return [candidate(row, "window") for row in rows]
 
 
 def run_generators(
@@ -181,7 +182,7 @@ def expand(
                 min_confidence=cfg.link_confidence,
             )
             for row in rows:
-                c = _candidate(row, "events")
+                c = candidate(row, "events")
                 c.trace["event_id"] = row["event_id"]
                 out.append(c)
     if "timeline" in cfg.generators:
@@ -194,7 +195,7 @@ def expand(
                 embedding=params["embedding"],
                 k=cfg.pools["timeline"],
             )
-            out.extend(_candidate(row, "timeline") for row in rows)
+            out.extend(candidate(row, "timeline") for row in rows)
     return out
 
 
@@ -288,7 +289,7 @@ def stateful_hop(
         query["turns"] = [r["turn_id"] for r in hits]
         hops.append(query)
         for row in hits:
-            c = _candidate(row, "hop")
+            c = candidate(row, "hop")
             c.trace["hop"] = {"n": hop, "entity_id": row["entity_id"], "fact_id": row["fact_id"]}
             found.append(c)
             exclude.append(c.turn_id)
