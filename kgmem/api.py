@@ -134,6 +134,10 @@ class Memory:
             session: session number (default: the last stored session, or 1).
             observed_at: default timestamp for turns that carry none.
 
+        Returns:
+            what was written; turns whose id the conversation already holds are skipped, so
+            appending the same turn twice stores it once.
+
         Raises:
             MalformedInput: a turn without speaker/text, or a naive datetime.
         """
@@ -172,6 +176,18 @@ class Memory:
                     observed_at=when.astimezone(UTC),
                 )
             )
+        stored = {
+            row["id"]
+            for row in self.store.read(
+                "read/existing_turn_ids", conversation_id=conversation_id, turn_ids=[r.id for r in records]
+            )
+        }
+        fresh: list[TurnRecord] = []
+        for record in records:  # an id already stored (or repeated in this call) is appended once
+            if record.id not in stored:
+                stored.add(record.id)
+                fresh.append(record.model_copy(update={"index": next_index + len(fresh)}))
+        records = fresh
         speakers = [r["speaker"] for r in self.store.read("read/speakers", conversation_id=conversation_id)]
         for r in records:
             if r.speaker not in speakers:
