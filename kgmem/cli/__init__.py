@@ -17,6 +17,7 @@ from kgmem.cli.bench import bench
 from kgmem.cli.ingest import ingest
 from kgmem.cli.neo4j import neo4j
 from kgmem.cli.search import current, explain, history, search
+from kgmem.cli.surfaces import ask, mcp
 from kgmem.config import Settings
 from kgmem.errors import KgmemError
 
@@ -47,5 +48,5 @@ def main(ctx: click.Context, verbose: int) -> None:
     ctx.obj = Settings()
 
 
-for command in (neo4j, schema, ingest, search, explain, current, history, bench, forget, conversations):
+for command in (neo4j, schema, ingest, search, explain, current, history, bench, forget, conversations, mcp, ask):
     main.add_command(command)

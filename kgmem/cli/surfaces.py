@@ -1,0 +1,78 @@
+"""``kgmem mcp`` (the MCP server) and ``kgmem ask`` (the optional citation-locked reader)."""
+
+from __future__ import annotations
+
+import click
+
+from kgmem.cli._common import console, dump_json, memory_from, settings_from
+
+__all__ = ["ask", "mcp"]
+
+
+@click.command()
+@click.option(
+    "--conversation",
+    "conversation_id",
+    envvar="KGMEM_MCP_CONVERSATION",
+    required=True,
+    help="The one conversation this server reads (or KGMEM_MCP_CONVERSATION).",
+)
+@click.option(
+    "--k",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Hits per search_memory call.",
+)
+@click.option(
+    "--http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio."
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="HTTP port."
+)
+@click.pass_context
+def mcp(ctx: click.Context, conversation_id: str, k: int, http: bool, host: str, port: int) -> None:
+    """Serve one conversation's memory to an MCP client (tools: search_memory, read_turns,
+    current_value). Speaks stdio unless --http."""
+    from kgmem.mcp import serve
+
+    serve(settings_from(ctx), conversation_id, http=http, host=host, port=port, k=k)
+
+
+@click.command()
+@click.argument("question")
+@click.option("--conversation", "conversation_id", required=True, help="Conversation to ask about.")
+@click.option(
+    "--k",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Turns handed to the reader.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (answer, citations, tokens, latency)."
+)
+@click.pass_context
+def ask(ctx: click.Context, question: str, conversation_id: str, k: int, as_json: bool) -> None:
+    """Answer QUESTION from memory with an OpenAI-compatible reader (KGMEM_READER_*).
+
+    The answer must cite turn ids it was given; one that cites none becomes "not in memory".
+    """
+    from kgmem.reader import Reader
+    from kgmem.reader import ask as ask_reader
+
+    with Reader.from_settings(settings_from(ctx)) as reader, memory_from(ctx) as memory:
+        answer = ask_reader(memory, reader, question, conversation_id, k)
+    if as_json:
+        click.echo(dump_json(answer.model_dump(mode="json")))
+        return
+    console.print(answer.answer, markup=False)
+    if answer.abstained:
+        console.print(f"[dim]abstained: {answer.reason}[/dim]")
+    else:
+        console.print(f"[dim]cites: {', '.join(answer.citations)}[/dim]")
+    console.print(
+        f"[dim]{answer.model}: {answer.tokens_in} tokens in, {answer.tokens_out} out, "
+        f"{answer.latency_ms:.0f} ms[/dim]"
+    )

@@ -1,0 +1,160 @@
+"""Evidence audit against a real Neo4j: Browser statements, the `explain --cypher` script,
+the networkx evidence subgraph and its drawings, and the EXACT / SUPPORTED grades."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import matplotlib
+import neo4j
+import pytest
+
+from kgmem.api import Memory
+from kgmem.audit import (
+    cypher_string,
+    draw_evidence,
+    evidence_cypher,
+    evidence_subgraph,
+    grade,
+    plot_terms,
+)
+from kgmem.config import Settings
+from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.models import QuestionRecord
+from kgmem.store.catalogue import catalogue
+
+matplotlib.use("Agg")
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample_chat.json"
+
+
+@pytest.fixture(scope="module")
+def memory(settings: Settings) -> Iterator[Memory]:
+    with Memory.from_settings(settings) as mem:
+        yield mem
+
+
+@pytest.fixture(scope="module")
+def conversation(memory: Memory) -> Iterator[str]:
+    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    raw["conversation_id"] = f"it-audit-{uuid.uuid4().hex[:8]}"
+    memory.add_conversation(parse_chat_conversation(raw), facts="extracted")
+    yield raw["conversation_id"]
+    memory.forget(raw["conversation_id"])
+
+
+def _browser_params(conversation: str) -> dict[str, dict[str, object]]:
+    return {
+        "browser/conversation_timeline": {
+            "conversation_id": conversation,
+            "from_index": 0,
+            "limit": 40,
+        },
+        "browser/turn_facts": {"turn_id": f"{conversation}:S1:3"},
+        "browser/entity_history": {"conversation_id": conversation, "name": "Ana"},
+        "browser/evidence_subgraph": {"turn_ids": [f"{conversation}:S1:3", f"{conversation}:S2:1"]},
+    }
+
+
+def test_every_browser_statement_explains_and_runs_with_its_params(
+    driver: neo4j.Driver, conversation: str
+) -> None:
+    params = _browser_params(conversation)
+    assert set(catalogue().names("browser")) == set(params)
+    with driver.session() as session:
+        for name, values in params.items():
+            text = catalogue()[name]
+            declared = set(re.findall(r"^// :param (\w+) =>", text, flags=re.M))
+            assert declared == set(values), name  # the comment header documents every $param
+            assert set(re.findall(r"\$(\w+)", text)) == declared, name
+            session.run(f"EXPLAIN {text}", values).consume()
+            rows = session.run(text, values).data()
+            assert rows, f"{name} returned nothing for the sample conversation"
+
+
+def test_timeline_is_in_utterance_order(driver: neo4j.Driver, conversation: str) -> None:
+    with driver.session() as session:
+        rows = session.run(
+            catalogue()["browser/conversation_timeline"],
+            _browser_params(conversation)["browser/conversation_timeline"],
+        ).data()
+    ids = [row["t"]["id"] for row in rows]
+    assert ids[:6] == [f"{conversation}:S1:{n}" for n in range(1, 6)] + [f"{conversation}:S2:1"]
+
+
+def test_explain_cypher_script_is_paste_ready(
+    driver: neo4j.Driver, memory: Memory, conversation: str
+) -> None:
+    result = memory.search("Where did Ana move to?", conversation, k=4)
+    script = evidence_cypher(result)
+    (param_line,) = [line for line in script.splitlines() if line.startswith(":param")]
+    literal = re.fullmatch(r":param turn_ids => (\[.*\]);", param_line)
+    assert literal is not None
+    statement = script.split(param_line, 1)[1].strip().rstrip(";")
+    with driver.session() as session:
+        (ids,) = session.run(f"RETURN {literal.group(1)} AS ids").single() or ()
+        assert ids == [hit.turn_id for hit in result.hits]
+        rows = session.run(statement, {"turn_ids": ids}).data()
+    assert {row["t"]["id"] for row in rows} == set(ids)
+    assert "// :param" not in script  # the file's example lines are replaced by the real one
+
+
+def test_cypher_string_round_trips_awkward_text(driver: neo4j.Driver) -> None:
+    awkward = "it's a \\ back'slash\nnew line"
+    with driver.session() as session:
+        record = session.run(
+            f"RETURN {cypher_string(awkward)} = $value AS same", {"value": awkward}
+        ).single()
+    assert record is not None and record["same"] is True
+
+
+def test_evidence_subgraph_holds_turns_facts_entities(memory: Memory, conversation: str) -> None:
+    asked = [f"{conversation}:S1:3", f"{conversation}:S2:1"]
+    graph = evidence_subgraph(memory, conversation, asked)
+    for turn_id in asked:
+        assert graph.nodes[turn_id]["hit"] is True and graph.nodes[turn_id]["label"] == "Turn"
+    types = {t for *_, t in graph.edges(data="type")}
+    assert {"NEXT", "CITES"} <= types
+    assert graph.has_edge(f"{conversation}:S1:2", f"{conversation}:S1:3", key="NEXT")
+    assert graph.has_edge(f"{conversation}:S1:5", f"{conversation}:S2:1", key="NEXT")
+    facts = [n for n, label in graph.nodes(data="label") if label == "Fact"]
+    citing = [f for f in facts if any(v in asked for v in graph.successors(f))]
+    assert citing  # the extractor's facts about Ana's moves cite the asked turns
+    for fact in set(facts) - set(citing):  # others only enter as SUPERSEDES neighbours
+        assert any(t == "SUPERSEDES" for *_, t in graph.edges(fact, data="type")) or any(
+            t == "SUPERSEDES" for *_, t in graph.in_edges(fact, data="type")
+        )
+    assert all(n.startswith(f"{conversation}:") for n in graph.nodes)
+    assert not any("embedding" in attrs for _, attrs in graph.nodes(data=True))
+
+
+def test_drawings_produce_artists(memory: Memory, conversation: str) -> None:
+    result = memory.search("Where did Ana move to?", conversation, k=4)
+    graph = evidence_subgraph(memory, conversation, [h.turn_id for h in result.hits])
+    ax = draw_evidence(graph, gold=[f"{conversation}:S2:1", f"{conversation}:S9:9"])
+    assert ax.collections and "gold not in graph" in ax.get_title()
+    bars = plot_terms(result)
+    assert len(bars.patches) >= len(result.hits)
+
+
+def test_grades_exact_and_supported(memory: Memory, conversation: str) -> None:
+    moved = QuestionRecord(
+        id=f"{conversation}:qa0",
+        conversation_id=conversation,
+        question="Where did Ana move to?",
+        answer="Lisbon",
+        category=4,
+        evidence=(f"{conversation}:S2:1",),
+    )
+    result = memory.search(moved.question, conversation, k=3)
+    graded = grade(memory, moved, result, k=3)
+    assert graded["exact"] and graded["supported"]
+    assert graded["gold_ranks"][f"{conversation}:S2:1"] is not None
+    # gold is a turn that is not retrieved, but a retrieved turn contains the answer string
+    elsewhere = moved.model_copy(update={"evidence": (f"{conversation}:S1:1",), "answer": "Lisbon"})
+    graded = grade(memory, elsewhere, result, k=3)
+    assert not graded["exact"] and graded["supported"]
