@@ -65,9 +65,13 @@ class Settings(BaseSettings):
     expand_events: int = 8
     expand_timeline: int = 8
     link_confidence: float = 0.5
-    w_fact: float = 0.2
+    w_fact: float = 1.0
     w_adjacent: float = 0.06
     w_time: float = 0.05
+    w_bm25: float = 0.1
+    w_entity: float = 0.05
+    w_event: float = 0.05
+    w_hop: float = 0.05
     max_hops: int = 2
 
     # --- reader (optional, OpenAI-compatible) -----------------------------------------------

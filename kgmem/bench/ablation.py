@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from kgmem.config import Settings
-from kgmem.retrieve.engine import ALL_GENERATORS, EngineConfig
+from kgmem.retrieve.engine import EngineConfig
 from kgmem.retrieve.score import ScoreWeights
 
 __all__ = ["ablation_rows", "default_row"]
@@ -21,19 +21,43 @@ def default_row(settings: Settings, engine: Literal["cosine", "linked"], sources
 
 
 def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, EngineConfig]]:
-    """cosine → +facts → +adjacency → +time (→ further generators as they are enabled)."""
+    """The ladder, each row adding one term or generator with the shipped weights:
+    cosine → +facts → +adjacency → +time → +bm25 → +entity → +window → +events → +timeline →
+    +hop (= the shipped default), then negative rows kept for the record: the first-cut fact
+    weight 0.2 (design.md §3.4) and reciprocal-rank fusion of whole lists."""
     base = EngineConfig.from_settings(settings, engine="linked", fact_sources=sources)
     w = base.weights
-    only = frozenset({"dense_turns", "dense_facts"})
-    return [
-        ("cosine", base.with_(engine="cosine")),
-        ("+facts", base.with_(generators=only, weights=ScoreWeights(fact=w.fact, adjacent=0.0, time=0.0))),
-        ("+adjacency", base.with_(generators=only, weights=ScoreWeights(fact=w.fact, adjacent=w.adjacent, time=0.0))),
-        ("+time", base.with_(generators=only, weights=w)),
-        ("+bm25", base.with_(generators=only | {"fulltext"}, weights=w)),
-        ("+entity", base.with_(generators=only | {"fulltext", "entity"}, weights=w)),
-        ("+window", base.with_(generators=only | {"fulltext", "entity", "window"}, weights=w)),
-        ("+events", base.with_(generators=only | {"fulltext", "entity", "window", "events"}, weights=w)),
-        ("+timeline", base.with_(generators=only | {"fulltext", "entity", "window", "events", "timeline"}, weights=w)),
-        ("+hop", base.with_(generators=frozenset(ALL_GENERATORS), weights=w)),
+    signals = dict(w.signals)
+    rows: list[tuple[str, EngineConfig]] = [("cosine", base.with_(engine="cosine"))]
+    ladder = [
+        ("+facts", {"dense_facts"}, ScoreWeights(fact=w.fact, adjacent=0.0, time=0.0)),
+        ("+adjacency", set(), ScoreWeights(fact=w.fact, adjacent=w.adjacent, time=0.0)),
+        ("+time", set(), ScoreWeights(fact=w.fact, adjacent=w.adjacent, time=w.time)),
+        ("+bm25", {"fulltext"}, None),
+        ("+entity", {"entity"}, None),
+        ("+window", {"window"}, None),
+        ("+events", {"events"}, None),
+        ("+timeline", {"timeline"}, None),
+        ("+hop", {"hop"}, None),
     ]
+    generators = {"dense_turns"}
+    weights = w
+    for name, added, fixed in ladder:
+        generators |= added
+        if fixed is not None:
+            weights = fixed
+        else:
+            on = {s for s in ("bm25", "entity", "event", "hop") if _generator_of(s) in generators}
+            weights = ScoreWeights(
+                fact=w.fact, adjacent=w.adjacent, time=w.time,
+                signals=tuple((s, signals.get(s, 0.0)) for s in sorted(on)),
+            )
+        rows.append((name, base.with_(generators=frozenset(generators), weights=weights)))
+    first_cut = ScoreWeights(fact=0.2, adjacent=w.adjacent, time=w.time)
+    rows.append(("(neg) first-cut fact weight 0.2", base.with_(generators=frozenset({"dense_turns", "dense_facts"}), weights=first_cut)))
+    rows.append(("(neg) RRF of whole lists", base.with_(engine="rrf")))
+    return rows
+
+
+def _generator_of(signal: str) -> str:
+    return {"bm25": "fulltext", "entity": "entity", "event": "events", "hop": "hop"}[signal]

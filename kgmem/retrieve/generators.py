@@ -92,17 +92,22 @@ def fulltext(store: Store, params: Params, query: str, k: int, sources: list[str
     if lucene is None or k <= 0:
         return []
     out: list[Candidate] = []
-    for row in store.read("read/seed_turns_fulltext", query=lucene, k=k, scan=_SCAN, **params):
+    turn_rows = store.read("read/seed_turns_fulltext", query=lucene, k=k, scan=_SCAN, **params)
+    fact_rows = store.read(
+        "read/seed_facts_fulltext", query=lucene, k=k, scan=_SCAN, sources=sources, **params
+    )
+    best = max([float(r["bm25"]) for r in turn_rows + fact_rows] or [1.0]) or 1.0
+    for row in turn_rows:
         c = candidate(row, "fulltext")
+        c.bonus["bm25"] = float(row["bm25"]) / best
         c.trace["bm25"] = round(float(row["bm25"]), 4)
         out.append(c)
-    for row in store.read(
-        "read/seed_facts_fulltext", query=lucene, k=k, scan=_SCAN, sources=sources, **params
-    ):
+    for row in fact_rows:
         c = candidate(row, "fulltext")
         c.fact_cosine = float(row["fact_cosine"])
         c.fact_id = row["fact_id"]
         c.event_time = _event_start(row)
+        c.bonus["bm25"] = float(row["bm25"]) / best
         out.append(c)
     return out
 
@@ -122,6 +127,7 @@ def entity_turns(
     out = []
     for row in rows:
         c = candidate(row, "entity")
+        c.bonus["entity"] = 1.0
         c.trace["via_entities"] = row["via"]
         out.append(c)
     return out
@@ -183,6 +189,7 @@ def expand(
             )
             for row in rows:
                 c = candidate(row, "events")
+                c.bonus["event"] = 1.0
                 c.trace["event_id"] = row["event_id"]
                 out.append(c)
     if "timeline" in cfg.generators:
@@ -290,6 +297,7 @@ def stateful_hop(
         hops.append(query)
         for row in hits:
             c = candidate(row, "hop")
+            c.bonus["hop"] = 1.0
             c.trace["hop"] = {"n": hop, "entity_id": row["entity_id"], "fact_id": row["fact_id"]}
             found.append(c)
             exclude.append(c.turn_id)

@@ -27,12 +27,25 @@ __all__ = ["Candidate", "ScoreWeights", "TimeWindow", "score_candidates"]
 
 @dataclass(frozen=True)
 class ScoreWeights:
-    """Weights of the scorer's terms; a weight of 0 switches a term off (ablation)."""
+    """Weights of the scorer's terms; a weight of 0 switches a term off (ablation).
+
+    Attributes:
+        fact / adjacent / time: the first-cut terms (design.md §3.4).
+        signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
+            [0, 1]): ``bm25`` (BM25 score / the best BM25 score of the query's pool),
+            ``entity`` (linked to a resolved non-speaker entity), ``event`` (a member of an
+            event of the seed facts), ``hop`` (reached by the stateful hop). A signal with no
+            weight here counts 1.0 (e.g. ``current``, already a signed score).
+    """
 
     fact: float = 0.2
     adjacent: float = 0.06
     time: float = 0.05
     adjacent_top: int = 3
+    signals: tuple[tuple[str, float], ...] = ()
+
+    def signal(self, name: str) -> float:
+        return dict(self.signals).get(name, 1.0)
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,9 @@ def score_candidates(
         )
         terms["time"] = weights.time if in_window else 0.0
         for name, value in c.bonus.items():
-            terms[name] = round(value, 6)
+            weighted = weights.signal(name) * value
+            if weighted:
+                terms[name] = round(weighted, 6)
         score = sum(terms.values())
         trace: dict[str, Any] = {"generators": sorted(c.generators)}
         if c.fact_id is not None:
