@@ -12,7 +12,7 @@ Nothing here imports the driver; Cypher runs through `kgmem.store.Store` by stat
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -206,11 +206,16 @@ class SearchEngine:
     ) -> tuple[list[Hit], int]:
         """Reciprocal-rank fusion of WHOLE ranked lists (Cormack et al., SIGIR 2009, k=60): the
         measured-worse alternative to one scorer over small pools, kept as a negative row."""
-        depth = RRF_DEPTH
+        whole = cfg.with_(generators=frozenset({"dense_turns", "dense_facts", "fulltext"}))
+        pools = gen.seed_pool(self.store, params, plan(query), whole, depth=RRF_DEPTH)
+        own_score: dict[str, Callable[[Candidate], float]] = {
+            "dense_turns": lambda c: c.cosine,
+            "dense_facts": lambda c: c.fact_cosine or 0.0,
+            "fulltext": lambda c: c.bonus.get("bm25", 0.0),
+        }
         lists = [
-            gen.dense_turns(self.store, params, depth),
-            gen.dense_facts(self.store, params, depth, cfg.sources),
-            gen.fulltext(self.store, params, query, depth, cfg.sources),
+            sorted(pool, key=lambda c, f=own_score[name]: -f(c))  # type: ignore[misc]
+            for name, pool in pools.items()
         ]
         fused: dict[str, float] = {}
         first: dict[str, Candidate] = {}
@@ -308,8 +313,8 @@ class SearchEngine:
         else:
             context = self._context(conversation_id)
             qplan = self.planner.plan(query, entities=context.entities, reference=context.latest)
-            pools = gen.run_generators(self.store, params, qplan, cfg, speakers=context.speakers)
-            merged = merge_candidates(pools)
+            pools = gen.seed_pool(self.store, params, qplan, cfg, speakers=context.speakers)
+            merged = merge_candidates(list(pools.values()))
             if cfg.generators & {"events", "timeline"}:
                 merged = merge_candidates([merged, gen.expand(self.store, params, merged, cfg)])
             gen.attach_fact_scores(self.store, params, merged, cfg)

@@ -20,17 +20,13 @@ if TYPE_CHECKING:
     from kgmem.retrieve.engine import EngineConfig
 
 __all__ = [
-    "candidate",
     "attach_fact_scores",
-    "dense_facts",
+    "candidate",
     "dense_turns",
-    "entity_turns",
     "expand",
-    "fulltext",
     "lucene_query",
-    "run_generators",
+    "seed_pool",
     "stateful_hop",
-    "window_turns",
 ]
 
 Params = dict[str, Any]
@@ -55,19 +51,6 @@ def dense_turns(store: Store, params: Params, k: int) -> list[Candidate]:
     return [candidate(row, "dense_turns") for row in rows]
 
 
-def dense_facts(store: Store, params: Params, k: int, sources: list[str] | None) -> list[Candidate]:
-    """Top-``k`` facts by cosine; each brings the turns it cites (``read/seed_facts_dense``)."""
-    rows = store.read("read/seed_facts_dense", k=k, sources=sources, **params)
-    out: list[Candidate] = []
-    for row in rows:
-        c = candidate(row, "dense_facts")
-        c.fact_cosine = float(row["fact_cosine"])
-        c.fact_id = row["fact_id"]
-        c.event_time = _event_start(row)
-        out.append(c)
-    return out
-
-
 def _event_start(row: dict[str, Any]) -> datetime | None:
     value = row.get("event_time")
     return value if isinstance(value, datetime) else None
@@ -86,123 +69,109 @@ def lucene_query(text: str, max_terms: int = 32) -> str | None:
     return " ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in words)
 
 
-def fulltext(store: Store, params: Params, query: str, k: int, sources: list[str] | None) -> list[Candidate]:
-    """BM25 over turn text and fact text (each fact brings its cited turns), tenant-scoped."""
-    lucene = lucene_query(query)
-    if lucene is None or k <= 0:
-        return []
-    out: list[Candidate] = []
-    turn_rows = store.read("read/seed_turns_fulltext", query=lucene, k=k, scan=_SCAN, **params)
-    fact_rows = store.read(
-        "read/seed_facts_fulltext", query=lucene, k=k, scan=_SCAN, sources=sources, **params
-    )
-    best = max([float(r["bm25"]) for r in turn_rows + fact_rows] or [1.0]) or 1.0
-    for row in turn_rows:
-        c = candidate(row, "fulltext")
-        c.bonus["bm25"] = float(row["bm25"]) / best
-        c.trace["bm25"] = round(float(row["bm25"]), 4)
-        out.append(c)
-    for row in fact_rows:
-        c = candidate(row, "fulltext")
-        c.fact_cosine = float(row["fact_cosine"])
-        c.fact_id = row["fact_id"]
-        c.event_time = _event_start(row)
-        c.bonus["bm25"] = float(row["bm25"]) / best
-        out.append(c)
-    return out
-
-
 _SCAN = 1000
+"""How deep the global fulltext indexes are read before filtering by tenant."""
 
 
-def entity_turns(
-    store: Store, params: Params, entity_ids: list[str], k: int, min_confidence: float
-) -> list[Candidate]:
-    """Turns that mention, or are cited by facts about, the plan's resolved entities."""
-    if not entity_ids or k <= 0:
-        return []
+def seed_pool(
+    store: Store,
+    params: Params,
+    qplan: QueryPlan,
+    cfg: EngineConfig,
+    *,
+    speakers: Sequence[str] = (),
+    depth: int | None = None,
+) -> dict[str, list[Candidate]]:
+    """Every enabled seed generator in ONE round trip (``read/seed_pool``).
+
+    Args:
+        params: ``conversation_id`` and ``embedding`` (the question's, ``(dim,)`` as a list).
+        qplan: the plan (question text for BM25, resolved entities, time window).
+        cfg: generators switched on and their pool sizes.
+        speakers: the conversation's speakers; they are never entity seeds (they link
+            everything).
+        depth: if given, every enabled generator returns this many (whole lists, for RRF).
+
+    Returns:
+        generator name → its candidates, each with the signal it carries in ``bonus``
+        (``bm25`` normalised by the best BM25 score of the query, ``entity`` = 1).
+    """
+
+    def k(name: str) -> int:
+        if name not in cfg.generators:
+            return 0
+        return depth if depth is not None else cfg.pools.get(name, 0)
+
+    spoken = {s.casefold() for s in speakers}
+    entity_ids = [
+        e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"
+    ]
+    window = qplan.time_range if "window" in cfg.generators else None
+    ft_query = lucene_query(qplan.question) if k("fulltext") else None
     rows = store.read(
-        "read/seed_entity_turns", entity_ids=entity_ids, k=k, min_confidence=min_confidence, **params
+        "read/seed_pool",
+        k_turns=k("dense_turns"),
+        k_facts=k("dense_facts"),
+        sources=cfg.sources,
+        ft_query=ft_query,
+        k_fulltext=k("fulltext") if ft_query else 0,
+        scan=_SCAN,
+        entity_ids=entity_ids,
+        k_entity=k("entity") if entity_ids else 0,
+        min_confidence=cfg.link_confidence,
+        start=window.start if window else None,
+        end=window.end if window else None,
+        k_window=k("window") if window else 0,
+        **params,
     )
-    out = []
+    best_bm25 = max([float(r["bm25"]) for r in rows if r["bm25"] is not None] or [1.0]) or 1.0
+    pools: dict[str, list[Candidate]] = {}
     for row in rows:
-        c = candidate(row, "entity")
-        c.bonus["entity"] = 1.0
-        c.trace["via_entities"] = row["via"]
-        out.append(c)
-    return out
-
-
-def window_turns(store: Store, params: Params, qplan: QueryPlan, k: int) -> list[Candidate]:
-    """Turns said in, or dated by facts into, the time window the question names."""
-    window = qplan.time_range
-    if window is None or k <= 0:
-        return []
-    rows = store.read("read/seed_window_turns", start=window.start, end=window.end, k=k, **params)
-    return [candidate(row, "window") for row in rows]
-
-
-def run_generators(
-    store: Store, params: Params, qplan: QueryPlan, cfg: EngineConfig, *, speakers: Sequence[str] = ()
-) -> list[list[Candidate]]:
-    """Run every enabled seed generator; one pool per generator (budgets from the plan)."""
-    pools: list[list[Candidate]] = []
-    budgets = qplan.budgets or {}
-
-    def size(name: str) -> int:
-        return min(cfg.pools.get(name, 0), budgets.get(name, cfg.pools.get(name, 0)))
-
-    if "dense_turns" in cfg.generators:
-        pools.append(dense_turns(store, params, cfg.pools["dense_turns"]))
-    if "dense_facts" in cfg.generators:
-        pools.append(dense_facts(store, params, cfg.pools["dense_facts"], cfg.sources))
-    if "fulltext" in cfg.generators:
-        pools.append(fulltext(store, params, qplan.question, cfg.pools["fulltext"], cfg.sources))
-    if "entity" in cfg.generators:
-        spoken = {s.casefold() for s in speakers}
-        ids = [e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"]
-        pools.append(entity_turns(store, params, ids, cfg.pools["entity"], cfg.link_confidence))
-    if "window" in cfg.generators:
-        pools.append(window_turns(store, params, qplan, cfg.pools["window"]))
-    _ = size
+        c = candidate(row, row["generator"])
+        if row["fact_id"] is not None:
+            c.fact_id = row["fact_id"]
+            c.fact_cosine = float(row["fact_cosine"])
+            c.event_time = _event_start(row)
+        if row["bm25"] is not None:
+            c.bonus["bm25"] = float(row["bm25"]) / best_bm25
+            c.trace["bm25"] = round(float(row["bm25"]), 4)
+        if row["via"] is not None:
+            c.bonus["entity"] = 1.0
+            c.trace["via_entities"] = row["via"]
+        pools.setdefault(row["generator"], []).append(c)
     return pools
 
 
 def expand(
     store: Store, params: Params, pool: Sequence[Candidate], cfg: EngineConfig
 ) -> list[Candidate]:
-    """Bounded, typed expansion from the resolved evidence: ≤ cap turns through events
-    (``MEMBER_OF``) of the seed facts, ≤ cap along ``NEXT`` from the top-3 seed turns."""
-    out: list[Candidate] = []
-    exclude = [c.turn_id for c in pool]
+    """Bounded, typed expansion from the resolved evidence in one round trip
+    (``read/expand_pool``): ≤ cap turns through events (``MEMBER_OF``) of the best 10 seed
+    facts, ≤ cap along ``NEXT`` from the top-3 seed turns; never a turn already in the pool."""
     ranked = sorted(pool, key=lambda c: -(c.cosine + (c.fact_cosine or 0.0) * cfg.weights.fact))
-    if "events" in cfg.generators:
-        fact_ids = [c.fact_id for c in ranked if c.fact_id][:10]
-        if fact_ids:
-            rows = store.read(
-                "read/expand_events",
-                fact_ids=fact_ids,
-                exclude=exclude,
-                embedding=params["embedding"],
-                k=cfg.pools["events"],
-                min_confidence=cfg.link_confidence,
-            )
-            for row in rows:
-                c = candidate(row, "events")
-                c.bonus["event"] = 1.0
-                c.trace["event_id"] = row["event_id"]
-                out.append(c)
-    if "timeline" in cfg.generators:
-        seeds = [c.turn_id for c in ranked[:3]]
-        if seeds:
-            rows = store.read(
-                "read/expand_timeline",
-                turn_ids=seeds,
-                exclude=exclude + [c.turn_id for c in out],
-                embedding=params["embedding"],
-                k=cfg.pools["timeline"],
-            )
-            out.extend(candidate(row, "timeline") for row in rows)
+    k_events = cfg.pools.get("events", 0) if "events" in cfg.generators else 0
+    k_timeline = cfg.pools.get("timeline", 0) if "timeline" in cfg.generators else 0
+    fact_ids = [c.fact_id for c in ranked if c.fact_id][:10]
+    turn_ids = [c.turn_id for c in ranked[:3]]
+    if not ((k_events and fact_ids) or (k_timeline and turn_ids)):
+        return []
+    rows = store.read(
+        "read/expand_pool",
+        fact_ids=fact_ids,
+        turn_ids=turn_ids,
+        exclude=[c.turn_id for c in pool],
+        embedding=params["embedding"],
+        k_events=k_events,
+        k_timeline=k_timeline,
+        min_confidence=cfg.link_confidence,
+    )
+    out: list[Candidate] = []
+    for row in rows:
+        c = candidate(row, row["generator"])
+        if row["event_id"] is not None:
+            c.bonus["event"] = 1.0
+            c.trace["event_id"] = row["event_id"]
+        out.append(c)
     return out
 
 

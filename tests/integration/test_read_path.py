@@ -87,7 +87,7 @@ def test_expansion_caps_are_respected(memory: Memory, cid: str) -> None:
     for cap in (1, 2, 3):
         pools = {name: 0 for name in ALL_GENERATORS} | {"dense_turns": 4, "dense_facts": 4, "events": cap, "timeline": cap}
         cfg = EngineConfig(generators=frozenset({"dense_turns", "dense_facts", "events", "timeline"}), pools=pools)
-        seeds = merge_candidates(gen.run_generators(memory.store, params, plan(query), cfg))
+        seeds = merge_candidates(list(gen.seed_pool(memory.store, params, plan(query), cfg).values()))
         extra = gen.expand(memory.store, params, seeds, cfg)
         by_generator = {g: sum(1 for c in extra if g in c.generators) for g in ("events", "timeline")}
         assert by_generator["events"] <= cap and by_generator["timeline"] <= cap
