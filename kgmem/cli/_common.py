@@ -16,9 +16,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from kgmem.api import Memory
 from kgmem.config import Settings
 
-__all__ = ["console", "dump_json", "memory_from", "progress_bar", "settings_from"]
+__all__ = [
+    "console", "dump_json", "memory_from", "progress_bar", "settings_from"]
 
-console = Console(stderr=False, highlight=False, soft_wrap=True, emoji=False, markup=False)
+# markup and emoji off: turn texts contain "[shared image: ...]" and ":x:"-like ids verbatim;
+# a pipe gets a wide fixed width instead of rich's 80 columns
+console = Console(
+    highlight=False,
+    soft_wrap=True,
+    emoji=False,
+    markup=False,
+    width=None if sys.stdout.isatty() else 160,
+)
 
 
 def settings_from(ctx: click.Context) -> Settings:
@@ -50,8 +59,11 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def dump_json(data: Any) -> str:
-    """JSON text for machines (datetimes as ISO 8601, pydantic models dumped)."""
+def dump_json(data: Any, *, compact: bool = False) -> str:
+    """JSON text for machines (datetimes as ISO 8601, pydantic models dumped); ``compact``
+    puts it on one line (for traces inside human output)."""
+    if compact:
+        return json.dumps(data, ensure_ascii=False, default=_default)
     return json.dumps(data, indent=2, ensure_ascii=False, default=_default)
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import click
-from rich.table import Table
-
 from kgmem.cli._common import console, dump_json, memory_from, settings_from
 from kgmem.retrieve.engine import EngineConfig, SearchResult
 
@@ -31,9 +29,9 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
         )
         for rank, hit in enumerate(result.hits, start=1):
             terms = " + ".join(f"{name} {value:.3f}" for name, value in hit.terms.items() if value)
-            console.print(f"  {rank:>2}. {hit.turn_id}: {terms}  trace={dump_json(hit.trace).replace(chr(10), ' ')}")
+            console.print(f"  {rank:>2}. {hit.turn_id}: {terms}  trace={dump_json(hit.trace, compact=True)}")
         for hop in result.hops:
-            console.print(f"  hop: {dump_json(hop).replace(chr(10), ' ')}")
+            console.print(f"  hop: {dump_json(hop, compact=True)}")
     console.print(
         f"{result.candidates} candidates; embed {result.timings_ms.get('embed', 0):.1f} ms, "
         f"read path {result.timings_ms.get('read_path', 0):.1f} ms "
@@ -85,10 +83,13 @@ def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
     if as_json:
         click.echo(dump_json(rows))
         return
-    table = Table("fact", "serial", "valid_from", "valid_to", "text", "superseded by")
     for row in rows:
-        table.add_row(str(row["id"]), str(row["serial"]), str(row.get("valid_from") or ""), str(row.get("valid_to") or ""), str(row["text"]), str(row.get("superseded_by") or ""))
-    console.print(table)
+        start = str(row.get("valid_from") or "?")[:10]
+        end = str(row.get("valid_to") or "")[:10] or "now"
+        superseded = f", superseded by {row['superseded_by']}" if row.get("superseded_by") else ""
+        console.print(f"{row['id']}  serial {row['serial']}  valid {start} -> {end}{superseded}")
+        cites = ", ".join(str(c) for c in row.get("cites") or [])  # type: ignore[attr-defined]
+        console.print(f"    {row['text']}" + (f"   (cites {cites})" if cites else ""))
 
 
 @click.command()

@@ -69,10 +69,10 @@ def ask(ctx: click.Context, question: str, conversation_id: str, k: int, as_json
         return
     console.print(answer.answer, markup=False)
     if answer.abstained:
-        console.print(f"[dim]abstained: {answer.reason}[/dim]")
+        console.print(f"abstained: {answer.reason}")
     else:
-        console.print(f"[dim]cites: {', '.join(answer.citations)}[/dim]")
+        console.print(f"cites: {', '.join(answer.citations)}")
     console.print(
-        f"[dim]{answer.model}: {answer.tokens_in} tokens in, {answer.tokens_out} out, "
-        f"{answer.latency_ms:.0f} ms[/dim]"
+        f"{answer.model}: {answer.tokens_in} tokens in, {answer.tokens_out} out, "
+        f"{answer.latency_ms:.0f} ms"
     )

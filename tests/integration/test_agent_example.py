@@ -1,4 +1,4 @@
-"""The "Use from an agent" example of docs/surfaces.md, executed as written (docs that cannot
+"""The "Use from an agent" example of README.md, executed as written (docs that cannot
 rot): the first ```python block under that heading runs against the real Neo4j, with only its
 conversation id replaced by a unique one that is forgotten afterwards."""
 
@@ -15,7 +15,7 @@ import pytest
 from kgmem.api import Memory
 from kgmem.config import Settings
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "surfaces.md"
+DOC = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def example_code() -> str:
