@@ -16,6 +16,8 @@ The JSON report (``--json PATH``) has this schema (version 1)::
                 "no_evidence": int, "turns": int},
      "ingest": {"<conversation>": {"seconds": {...}, "turns_written": int, ...}},
      "embedding_ms": {"p50": float, "p95": float},
+     "coverage": {"gold_turns_cited": {"annotation"|"extracted"|"any": {"all"|"1".."4": x}},
+                  "facts_per_turn": {"annotation": x, "extracted": x}, "temporal_dated": x},
      "rows": [{"name": str, "config": {...},
                "metrics": {"all"|"1".."4": {"n", "all_at": {"5": x, ...}, "any_at", "recall_at",
                                             "ndcg_at", "mrr", "candidates",
@@ -43,7 +45,7 @@ from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, QuestionRecord
 from kgmem.retrieve.engine import EngineConfig
 
-__all__ = ["SCHEMA", "git_commit", "run_locomo_bench"]
+__all__ = ["SCHEMA", "fact_coverage", "git_commit", "run_locomo_bench"]
 
 SCHEMA = "kgmem.bench.locomo/1"
 SCORED_CATEGORIES = (1, 2, 3, 4)
@@ -130,6 +132,7 @@ def run_locomo_bench(
         embed_ms.append((time.perf_counter() - t0) * 1000)
     report["embedding_ms"] = {"p50": percentile(embed_ms, 50), "p95": percentile(embed_ms, 95)} if embed_ms else {}
 
+    report["coverage"] = fact_coverage(memory, records, scored)
     texts = {t.id: t.text for r in records for t in r.turns}
     normalized = {tid: normalize_answer(text) for tid, text in texts.items()}
     support = {q.id: _supporting_turns(memory, q, normalized) for q in scored if q.evidence}
@@ -179,6 +182,48 @@ def run_locomo_bench(
             }
         )
     return report
+
+
+def fact_coverage(
+    memory: Memory, records: Sequence[ConversationRecord], scored: Sequence[QuestionRecord]
+) -> dict[str, Any]:
+    """How well each fact source covers the gold evidence.
+
+    Returns:
+        ``gold_turns_cited``: share of gold turns (category 1–4) cited by at least one fact,
+        ``{source: {"all"|"1".."4": share}}`` for sources ``annotation``, ``extracted``, ``any``;
+        ``facts_per_turn``: mean facts per turn for each source; ``temporal_dated``: share of
+        temporal (category 2) questions whose gold turns carry a fact with a resolved
+        ``event_time``.
+    """
+    per_turn: dict[str, dict[str, int]] = {}
+    for record in records:
+        for row in memory.store.read("read/turn_fact_coverage", conversation_id=record.conversation_id):
+            per_turn[row["turn_id"]] = row
+    n_turns = max(len(per_turn), 1)
+    sources = ("annotation", "extracted", "any")
+
+    def cited(turn: str, source: str) -> bool:
+        row = per_turn.get(turn)
+        if row is None:
+            return False
+        return bool(row["annotation"] or row["extracted"]) if source == "any" else bool(row[source])
+
+    covered: dict[str, dict[str, float]] = {}
+    for source in sources:
+        covered[source] = {}
+        for key in ("all", "1", "2", "3", "4"):
+            gold = [t for q in scored if key in ("all", str(q.category)) for t in q.evidence]
+            covered[source][key] = sum(cited(t, source) for t in gold) / len(gold) if gold else 0.0
+    temporal = [q for q in scored if q.category == 2 and q.evidence]
+    dated = sum(any(per_turn.get(t, {}).get("dated") for t in q.evidence) for q in temporal)
+    return {
+        "gold_turns_cited": covered,
+        "facts_per_turn": {
+            s: sum(row[s] for row in per_turn.values()) / n_turns for s in ("annotation", "extracted")
+        },
+        "temporal_dated": dated / len(temporal) if temporal else 0.0,
+    }
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -40,6 +40,19 @@ def _print_locomo(report: dict[str, Any]) -> None:
         f"(cat 5 adversarial: {counts['adversarial']}), {counts['turns']} turns, "
         f"unresolved evidence ids: {counts['unresolved_evidence']}"
     )
+    cov = report.get("coverage")
+    if cov:
+        cited = cov["gold_turns_cited"]
+        console.print(
+            "fact coverage of gold turns (all / multi-hop / temporal / open / single): "
+            + "; ".join(
+                f"{src} " + " / ".join(f"{100 * cited[src][c]:.1f}" for c in ("all", "1", "2", "3", "4"))
+                for src in ("annotation", "extracted", "any")
+            )
+            + f"; facts per turn: annotation {cov['facts_per_turn']['annotation']:.2f}, extracted "
+            f"{cov['facts_per_turn']['extracted']:.2f}; temporal questions whose gold turns carry a "
+            f"dated fact: {100 * cov['temporal_dated']:.1f}%"
+        )
     for row in report["rows"]:
         table = Table(title=f"{row['name']}", title_justify="left")
         table.add_column("category")
