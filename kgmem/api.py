@@ -17,7 +17,7 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.embed import Embedder
-from kgmem.ingest.pipeline import FactSources, IngestReport, Ingestor
+from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport
 from kgmem.models import ConversationRecord, TurnRecord
 from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
 from kgmem.store import Store
@@ -94,7 +94,10 @@ class Memory:
     def _ingestor(self, facts: FactSources) -> Ingestor:
         extractor = self.extractor if facts in ("extracted", "both") else None
         return Ingestor(
-            self.store, self.embedder, extractor=extractor, batch_size=self.settings.write_batch_size
+            self.store,
+            self.embedder,
+            extractor=extractor,
+            batch_size=self.settings.write_batch_size,
         )
 
     # --- write ---------------------------------------------------------------------------------
@@ -152,9 +155,13 @@ class Memory:
             speaker, text = raw.get("speaker"), raw.get("text")
             where = f"#{offset}"
             if not isinstance(speaker, str) or not speaker.strip():
-                raise MalformedInput("turn has no speaker", conversation_id=conversation_id, turn=where)
+                raise MalformedInput(
+                    "turn has no speaker", conversation_id=conversation_id, turn=where
+                )
             if not isinstance(text, str) or not text.strip():
-                raise MalformedInput("turn has no text", conversation_id=conversation_id, turn=where)
+                raise MalformedInput(
+                    "turn has no text", conversation_id=conversation_id, turn=where
+                )
             when = raw.get("observed_at", default_time)
             if not isinstance(when, datetime) or when.tzinfo is None:
                 raise MalformedInput(
@@ -179,7 +186,9 @@ class Memory:
         stored = {
             row["id"]
             for row in self.store.read(
-                "read/existing_turn_ids", conversation_id=conversation_id, turn_ids=[r.id for r in records]
+                "read/existing_turn_ids",
+                conversation_id=conversation_id,
+                turn_ids=[r.id for r in records],
             )
         }
         fresh: list[TurnRecord] = []
@@ -188,7 +197,9 @@ class Memory:
                 stored.add(record.id)
                 fresh.append(record.model_copy(update={"index": next_index + len(fresh)}))
         records = fresh
-        speakers = [r["speaker"] for r in self.store.read("read/speakers", conversation_id=conversation_id)]
+        speakers = [
+            r["speaker"] for r in self.store.read("read/speakers", conversation_id=conversation_id)
+        ]
         for r in records:
             if r.speaker not in speakers:
                 speakers.append(r.speaker)
@@ -210,7 +221,9 @@ class Memory:
 
     # --- read ----------------------------------------------------------------------------------
     def engine(self, config: EngineConfig | None = None) -> SearchEngine:
-        return SearchEngine(self.store, self.embedder, config or EngineConfig.from_settings(self.settings))
+        return SearchEngine(
+            self.store, self.embedder, config or EngineConfig.from_settings(self.settings)
+        )
 
     def search(
         self,

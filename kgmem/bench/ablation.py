@@ -14,7 +14,9 @@ __all__ = ["ablation_rows", "default_row"]
 Sources = Literal["annotation", "extracted", "both"]
 
 
-def default_row(settings: Settings, engine: Literal["cosine", "linked"], sources: Sources) -> tuple[str, EngineConfig]:
+def default_row(
+    settings: Settings, engine: Literal["cosine", "linked"], sources: Sources
+) -> tuple[str, EngineConfig]:
     """The shipped default configuration (or the cosine baseline), as one named row."""
     config = EngineConfig.from_settings(settings, engine=engine, fact_sources=sources)
     return (engine if engine == "cosine" else f"linked ({sources})", config)
@@ -49,12 +51,19 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
         else:
             on = {s for s in ("bm25", "entity", "event", "hop") if _generator_of(s) in generators}
             weights = ScoreWeights(
-                fact=w.fact, adjacent=w.adjacent, time=w.time,
+                fact=w.fact,
+                adjacent=w.adjacent,
+                time=w.time,
                 signals=tuple((s, signals.get(s, 0.0)) for s in sorted(on)),
             )
         rows.append((name, base.with_(generators=frozenset(generators), weights=weights)))
     first_cut = ScoreWeights(fact=0.2, adjacent=w.adjacent, time=w.time)
-    rows.append(("(neg) first-cut fact weight 0.2", base.with_(generators=frozenset({"dense_turns", "dense_facts"}), weights=first_cut)))
+    rows.append(
+        (
+            "(neg) first-cut fact weight 0.2",
+            base.with_(generators=frozenset({"dense_turns", "dense_facts"}), weights=first_cut),
+        )
+    )
     rows.append(("(neg) RRF of whole lists", base.with_(engine="rrf")))
     return rows
 

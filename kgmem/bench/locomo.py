@@ -1,6 +1,6 @@
 """The LoCoMo evidence-recall benchmark (Maharana et al., ACL 2024; protocol in design.md §4).
 
-For every question of categories 1–4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop;
+For every question of categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop;
 5 adversarial is counted, not scored) the engine retrieves turns and we compute ALL@k, ANY@k,
 R@k, MRR, NDCG@k per category and overall, the EXACT and SUPPORTED grades, candidates examined,
 and latency: the read path (plan → hits, excluding query embedding) and its Neo4j share, and the
@@ -68,7 +68,9 @@ def git_commit() -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
-def _supporting_turns(memory: Memory, question: QuestionRecord, normalized: dict[str, str]) -> set[str]:
+def _supporting_turns(
+    memory: Memory, question: QuestionRecord, normalized: dict[str, str]
+) -> set[str]:
     """Turns whose retrieval SUPPORTS the answer: gold turns, turns sharing a fact with a gold
     turn (one Fact CITES both), and turns whose text contains the normalised gold answer."""
     support = set(question.evidence)
@@ -130,7 +132,9 @@ def run_locomo_bench(
         t0 = time.perf_counter()
         vectors[q.id] = memory.embedder.encode_one(q.question)
         embed_ms.append((time.perf_counter() - t0) * 1000)
-    report["embedding_ms"] = {"p50": percentile(embed_ms, 50), "p95": percentile(embed_ms, 95)} if embed_ms else {}
+    report["embedding_ms"] = (
+        {"p50": percentile(embed_ms, 50), "p95": percentile(embed_ms, 95)} if embed_ms else {}
+    )
 
     report["coverage"] = fact_coverage(memory, records, scored)
     texts = {t.id: t.text for r in records for t in r.turns}
@@ -144,20 +148,20 @@ def run_locomo_bench(
         neo4j_ms: list[float] = []
         exact: dict[int, list[float]] = {k: [] for k in ks}
         supported: dict[int, list[float]] = {k: [] for k in ks}
-        for n, q in enumerate(scored):
-            result = engine.search(q.question, q.conversation_id, kmax, embedding=vectors[q.id])
-            ranked = tuple(h.turn_id for h in result.hits)
+        for _n, q in enumerate(scored):
+            found = engine.search(q.question, q.conversation_id, kmax, embedding=vectors[q.id])
+            ranked = tuple(h.turn_id for h in found.hits)
             per_question.append(
                 QuestionScore(
                     question_id=q.id,
                     category=q.category,
                     ranked=ranked,
                     gold=q.evidence,
-                    candidates=result.candidates,
-                    latency_ms=result.timings_ms["read_path"],
+                    candidates=found.candidates,
+                    latency_ms=found.timings_ms["read_path"],
                 )
             )
-            neo4j_ms.append(result.timings_ms["neo4j"])
+            neo4j_ms.append(found.timings_ms["neo4j"])
             if q.evidence:
                 for k in ks:
                     exact[k].append(float(bool(set(ranked[:k]) & set(q.evidence))))
@@ -176,7 +180,10 @@ def run_locomo_bench(
                     "supported_at": {str(k): _mean(v) for k, v in supported.items()},
                 },
                 "latency_ms": {
-                    "read_path": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
+                    "read_path": {
+                        "p50": percentile(latencies, 50),
+                        "p95": percentile(latencies, 95),
+                    },
                     "neo4j": {"p50": percentile(neo4j_ms, 50), "p95": percentile(neo4j_ms, 95)},
                 },
             }
@@ -190,7 +197,7 @@ def fact_coverage(
     """How well each fact source covers the gold evidence.
 
     Returns:
-        ``gold_turns_cited``: share of gold turns (category 1–4) cited by at least one fact,
+        ``gold_turns_cited``: share of gold turns (category 1-4) cited by at least one fact,
         ``{source: {"all"|"1".."4": share}}`` for sources ``annotation``, ``extracted``, ``any``;
         ``facts_per_turn``: mean facts per turn for each source; ``temporal_dated``: share of
         temporal (category 2) questions whose gold turns carry a fact with a resolved
@@ -198,7 +205,9 @@ def fact_coverage(
     """
     per_turn: dict[str, dict[str, int]] = {}
     for record in records:
-        for row in memory.store.read("read/turn_fact_coverage", conversation_id=record.conversation_id):
+        for row in memory.store.read(
+            "read/turn_fact_coverage", conversation_id=record.conversation_id
+        ):
             per_turn[row["turn_id"]] = row
     n_turns = max(len(per_turn), 1)
     sources = ("annotation", "extracted", "any")
@@ -220,7 +229,8 @@ def fact_coverage(
     return {
         "gold_turns_cited": covered,
         "facts_per_turn": {
-            s: sum(row[s] for row in per_turn.values()) / n_turns for s in ("annotation", "extracted")
+            s: sum(row[s] for row in per_turn.values()) / n_turns
+            for s in ("annotation", "extracted")
         },
         "temporal_dated": dated / len(temporal) if temporal else 0.0,
     }

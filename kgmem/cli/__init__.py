@@ -48,5 +48,18 @@ def main(ctx: click.Context, verbose: int) -> None:
     ctx.obj = Settings()
 
 
-for command in (neo4j, schema, ingest, search, explain, current, history, bench, forget, conversations, mcp, ask):
+for command in (
+    neo4j,
+    schema,
+    ingest,
+    search,
+    explain,
+    current,
+    history,
+    bench,
+    forget,
+    conversations,
+    mcp,
+    ask,
+):
     main.add_command(command)

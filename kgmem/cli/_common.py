@@ -16,8 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from kgmem.api import Memory
 from kgmem.config import Settings
 
-__all__ = [
-    "console", "dump_json", "memory_from", "progress_bar", "settings_from"]
+__all__ = ["console", "dump_json", "memory_from", "progress_bar", "settings_from"]
 
 # markup and emoji off: turn texts contain "[shared image: ...]" and ":x:"-like ids verbatim;
 # a pipe gets a wide fixed width instead of rich's 80 columns

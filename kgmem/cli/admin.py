@@ -38,7 +38,9 @@ def conversations(ctx: click.Context, as_json: bool) -> None:
         return
     table = Table("conversation", "turns", "first", "last")
     for row in rows:
-        table.add_row(row["conversation_id"], str(row["turns"]), str(row["first_seen"]), str(row["last_seen"]))
+        table.add_row(
+            row["conversation_id"], str(row["turns"]), str(row["first_seen"]), str(row["last_seen"])
+        )
     console.print(table)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 import click
 from rich.table import Table
@@ -11,9 +11,16 @@ from rich.table import Table
 from kgmem.bench.ablation import ablation_rows, default_row
 from kgmem.bench.locomo import run_locomo_bench
 from kgmem.cli._common import console, dump_json, memory_from, progress_bar, settings_from
+from kgmem.retrieve.engine import FactSourceChoice
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
-CATEGORIES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "all": "overall"}
+CATEGORIES = {
+    "1": "multi-hop",
+    "2": "temporal",
+    "3": "open-domain",
+    "4": "single-hop",
+    "all": "overall",
+}
 
 
 def _ks(value: str) -> list[int]:
@@ -46,12 +53,13 @@ def _print_locomo(report: dict[str, Any]) -> None:
         console.print(
             "fact coverage of gold turns (all / multi-hop / temporal / open / single): "
             + "; ".join(
-                f"{src} " + " / ".join(f"{100 * cited[src][c]:.1f}" for c in ("all", "1", "2", "3", "4"))
+                f"{src} "
+                + " / ".join(f"{100 * cited[src][c]:.1f}" for c in ("all", "1", "2", "3", "4"))
                 for src in ("annotation", "extracted", "any")
             )
-            + f"; facts per turn: annotation {cov['facts_per_turn']['annotation']:.2f}, extracted "
-            f"{cov['facts_per_turn']['extracted']:.2f}; temporal questions whose gold turns carry a "
-            f"dated fact: {100 * cov['temporal_dated']:.1f}%"
+            + f"; facts per turn: annotation {cov['facts_per_turn']['annotation']:.2f},"
+            f" extracted {cov['facts_per_turn']['extracted']:.2f}; temporal questions whose gold"
+            f" turns carry a dated fact: {100 * cov['temporal_dated']:.1f}%"
         )
     for row in report["rows"]:
         table = Table(title=f"{row['name']}", title_justify="left")
@@ -70,11 +78,14 @@ def _print_locomo(report: dict[str, Any]) -> None:
             if m is None:
                 continue
             table.add_row(
-                label, str(m["n"]),
+                label,
+                str(m["n"]),
                 *(f"{100 * m['all_at'][str(k)]:.1f}" for k in ks),
                 *(f"{100 * m['any_at'][str(k)]:.1f}" for k in ks),
-                f"{100 * m['recall_at'][str(k_main)]:.1f}", f"{100 * m['mrr']:.1f}",
-                f"{100 * m['ndcg_at'][str(k_main)]:.1f}", f"{m['candidates']:.0f}",
+                f"{100 * m['recall_at'][str(k_main)]:.1f}",
+                f"{100 * m['mrr']:.1f}",
+                f"{100 * m['ndcg_at'][str(k_main)]:.1f}",
+                f"{m['candidates']:.0f}",
             )
         console.print(table)
         lat = row["latency_ms"]
@@ -91,19 +102,59 @@ def _print_locomo(report: dict[str, Any]) -> None:
 @bench.command("locomo")
 @click.argument("file", type=_FILE)
 @click.option("--conversation", "conversations", multiple=True, help="Only these sample ids.")
-@click.option("--k", "ks", default="5,10,20", show_default=True, callback=lambda _c, _p, v: _ks(v), help="Cut-offs.")
-@click.option("--engine", type=click.Choice(["cosine", "linked"]), default="linked", show_default=True)
-@click.option("--facts", "fact_sources", type=click.Choice(["annotation", "extracted", "both"]), default="both", show_default=True, help="Fact sources the engine reads.")
-@click.option("--ablate", is_flag=True, help="One row per added term/generator (cosine → +facts → ...).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON report here ('-' = stdout).")
+@click.option(
+    "--k",
+    "ks",
+    default="5,10,20",
+    show_default=True,
+    callback=lambda _c, _p, v: _ks(v),
+    help="Cut-offs.",
+)
+@click.option(
+    "--engine", type=click.Choice(["cosine", "linked"]), default="linked", show_default=True
+)
+@click.option(
+    "--facts",
+    "fact_sources",
+    type=click.Choice(["annotation", "extracted", "both"]),
+    default="both",
+    show_default=True,
+    help="Fact sources the engine reads.",
+)
+@click.option(
+    "--ablate", is_flag=True, help="One row per added term/generator (cosine → +facts → ...)."
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the JSON report here ('-' = stdout).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
-def bench_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...], ks: list[int], engine: str, fact_sources: str, ablate: bool, json_path: Path | None, quiet: bool) -> None:
+def bench_locomo(
+    ctx: click.Context,
+    file: Path,
+    conversations: tuple[str, ...],
+    ks: list[int],
+    engine: str,
+    fact_sources: str,
+    ablate: bool,
+    json_path: Path | None,
+    quiet: bool,
+) -> None:
     """Evidence recall on a LoCoMo-layout FILE (ALL/ANY/R@k, MRR, NDCG, grades, latency)."""
     settings = settings_from(ctx)
-    rows = ablation_rows(settings, fact_sources) if ablate else [default_row(settings, engine, fact_sources)]  # type: ignore[arg-type]
+    sources = cast(FactSourceChoice, fact_sources)
+    rows = (
+        ablation_rows(settings, sources)
+        if ablate
+        else [default_row(settings, cast(Literal["cosine", "linked"], engine), sources)]
+    )
     with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
-        report = run_locomo_bench(memory, file, conversations=conversations or None, ks=ks, rows=rows, progress=progress)
+        report = run_locomo_bench(
+            memory, file, conversations=conversations or None, ks=ks, rows=rows, progress=progress
+        )
     if json_path is not None and str(json_path) == "-":
         click.echo(dump_json(report))
         return
@@ -114,7 +165,12 @@ def bench_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...],
 
 @bench.command("mab")
 @click.argument("file", type=_FILE)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON report here ('-' = stdout).")
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the JSON report here ('-' = stdout).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 def bench_mab(ctx: click.Context, file: Path, json_path: Path | None, quiet: bool) -> None:
@@ -134,7 +190,11 @@ def bench_mab(ctx: click.Context, file: Path, json_path: Path | None, quiet: boo
     for lane, data in report["lanes"].items():
         table.add_row(lane, str(data["n"]), f"{data['accuracy']:.1f}")
     overall = report["overall"]
-    table.add_row("overall", str(overall.get("n", report.get("n_questions", ""))), f"{overall['accuracy']:.1f}")
+    table.add_row(
+        "overall",
+        str(overall.get("n", report.get("n_questions", ""))),
+        f"{overall['accuracy']:.1f}",
+    )
     console.print(table)
     console.print(
         f"latency per question p50 {report['latency_ms']['p50']:.1f} ms, p95 "

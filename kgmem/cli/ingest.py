@@ -22,7 +22,9 @@ def ingest() -> None:
     """Load conversations (or numbered fact lists) into the graph. Re-running changes nothing."""
 
 
-def _run(ctx: click.Context, records: list[ConversationRecord], facts: str, quiet: bool, as_json: bool) -> None:
+def _run(
+    ctx: click.Context, records: list[ConversationRecord], facts: str, quiet: bool, as_json: bool
+) -> None:
     reports: list[IngestReport] = []
     with memory_from(ctx) as memory, progress_bar(not quiet and not as_json) as progress:
         for record in records:
@@ -30,11 +32,27 @@ def _run(ctx: click.Context, records: list[ConversationRecord], facts: str, quie
     if as_json:
         click.echo(dump_json([r.as_dict() for r in reports]))
         return
-    table = Table("conversation", "turns", "written", "facts", "written", "entities", "events", "supersedes", "seconds")
+    table = Table(
+        "conversation",
+        "turns",
+        "written",
+        "facts",
+        "written",
+        "entities",
+        "events",
+        "supersedes",
+        "seconds",
+    )
     for r in reports:
         table.add_row(
-            r.conversation_id, str(r.turns_total), str(r.turns_written), str(r.facts_total),
-            str(r.facts_written), str(r.entities), str(r.events), str(r.supersedes),
+            r.conversation_id,
+            str(r.turns_total),
+            str(r.turns_written),
+            str(r.facts_total),
+            str(r.facts_written),
+            str(r.entities),
+            str(r.events),
+            str(r.supersedes),
             f"{sum(r.seconds.values()):.1f}",
         )
     console.print(table)
@@ -42,12 +60,23 @@ def _run(ctx: click.Context, records: list[ConversationRecord], facts: str, quie
 
 @ingest.command("locomo")
 @click.argument("file", type=_FILE)
-@click.option("--conversation", "conversations", multiple=True, help="Only these sample ids (repeatable).")
-@click.option("--facts", type=FACTS, default="both", show_default=True, help="Fact sources to build.")
+@click.option(
+    "--conversation", "conversations", multiple=True, help="Only these sample ids (repeatable)."
+)
+@click.option(
+    "--facts", type=FACTS, default="both", show_default=True, help="Fact sources to build."
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def ingest_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...], facts: str, quiet: bool, as_json: bool) -> None:
+def ingest_locomo(
+    ctx: click.Context,
+    file: Path,
+    conversations: tuple[str, ...],
+    facts: str,
+    quiet: bool,
+    as_json: bool,
+) -> None:
     """Ingest a LoCoMo-layout file (locomo10.json)."""
     records = load_locomo(file, conversations or None)
     _run(ctx, records, facts, quiet, as_json)
@@ -55,7 +84,9 @@ def ingest_locomo(ctx: click.Context, file: Path, conversations: tuple[str, ...]
 
 @ingest.command("chat")
 @click.argument("file", type=_FILE)
-@click.option("--facts", type=FACTS, default="extracted", show_default=True, help="Fact sources to build.")
+@click.option(
+    "--facts", type=FACTS, default="extracted", show_default=True, help="Fact sources to build."
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -66,10 +97,16 @@ def ingest_chat(ctx: click.Context, file: Path, facts: str, quiet: bool, as_json
 
 @ingest.command("facts")
 @click.argument("file", type=_FILE)
-@click.option("--conversation", "conversation_id", help="Tenant name (default: the row's source, or the file stem).")
+@click.option(
+    "--conversation",
+    "conversation_id",
+    help="Tenant name (default: the row's source, or the file stem).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def ingest_facts(ctx: click.Context, file: Path, conversation_id: str | None, as_json: bool) -> None:
+def ingest_facts(
+    ctx: click.Context, file: Path, conversation_id: str | None, as_json: bool
+) -> None:
     """Ingest a numbered fact list ("0. ...\\n1. ...", higher number = newer) as facts with
     entities and SUPERSEDES chains (plain text, or MemoryAgentBench JSON rows)."""
     from kgmem.ingest.numbered import ingest_numbered, load_numbered_file, parse_numbered_facts
@@ -81,14 +118,22 @@ def ingest_facts(ctx: click.Context, file: Path, conversation_id: str | None, as
         for tenant, context in rows:
             parsed = parse_numbered_facts(context, source=str(file))
             parsed.raise_if_unparsed()
-            name = tenant if not conversation_id else (
-                conversation_id if len(rows) == 1 else f"{conversation_id}-{tenant}"
+            name = (
+                tenant
+                if not conversation_id
+                else (conversation_id if len(rows) == 1 else f"{conversation_id}-{tenant}")
             )
-            results[name] = ingest_numbered(memory.store, name, parsed, batch_size=memory.settings.write_batch_size)
+            results[name] = ingest_numbered(
+                memory.store, name, parsed, batch_size=memory.settings.write_batch_size
+            )
     if as_json:
         click.echo(dump_json(results))
         return
-    table = Table("conversation", *next(iter(results.values())).keys()) if results else Table("conversation")
+    table = (
+        Table("conversation", *next(iter(results.values())).keys())
+        if results
+        else Table("conversation")
+    )
     for name, counts in results.items():
         table.add_row(name, *(str(v) for v in counts.values()))
     console.print(table)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import click
+
 from kgmem.cli._common import console, dump_json, memory_from, settings_from
-from kgmem.retrieve.engine import EngineConfig, SearchResult
+from kgmem.retrieve.engine import EngineConfig, EngineName, FactSourceChoice, SearchResult
 
 ENGINES = click.Choice(["linked", "cosine"])
 SOURCES = click.Choice(["annotation", "extracted", "both"])
@@ -13,23 +16,29 @@ SOURCES = click.Choice(["annotation", "extracted", "both"])
 def _print_hits(result: SearchResult, explain: bool) -> None:
     for rank, hit in enumerate(result.hits, start=1):
         console.print(
-            f"{rank:>2}. {hit.turn_id}  session {hit.session} · {hit.observed_at:%Y-%m-%d %H:%M} UTC"
-            f" · {hit.speaker} · score {hit.score:.3f}"
+            f"{rank:>2}. {hit.turn_id}  session {hit.session}"
+            f" · {hit.observed_at:%Y-%m-%d %H:%M} UTC · {hit.speaker} · score {hit.score:.3f}"
         )
         console.print(f"    {hit.text}")
         when = hit.trace.get("event_time")
         if when:
-            console.print(f"    event time: {when['start'][:10]} .. {str(when['end'])[:10]} ({when['granularity']}, \"{when['phrase']}\")")
+            console.print(
+                f"    event time: {when['start'][:10]} .. {str(when['end'])[:10]}"
+                f" ({when['granularity']}, \"{when['phrase']}\")"
+            )
     if explain:
         plan = result.plan
         console.print(
             f"plan: operators={list(plan.get('operators', []))} "
             f"entities={[e.get('surface') for e in plan.get('entities', [])]} "
-            f"year={plan.get('named_year')} month={plan.get('named_month')} cues={list(plan.get('cues', []))}"
+            f"year={plan.get('named_year')} month={plan.get('named_month')}"
+            f" cues={list(plan.get('cues', []))}"
         )
         for rank, hit in enumerate(result.hits, start=1):
             terms = " + ".join(f"{name} {value:.3f}" for name, value in hit.terms.items() if value)
-            console.print(f"  {rank:>2}. {hit.turn_id}: {terms}  trace={dump_json(hit.trace, compact=True)}")
+            console.print(
+                f"  {rank:>2}. {hit.turn_id}: {terms}  trace={dump_json(hit.trace, compact=True)}"
+            )
         for hop in result.hops:
             console.print(f"  hop: {dump_json(hop, compact=True)}")
     console.print(
@@ -42,15 +51,37 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
 @click.command()
 @click.argument("query")
 @click.option("--conversation", "conversation_id", required=True, help="Conversation to search.")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits to return.")
+@click.option(
+    "--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits to return."
+)
 @click.option("--engine", type=ENGINES, default="linked", show_default=True)
-@click.option("--facts", "fact_sources", type=SOURCES, default="both", show_default=True, help="Fact sources the engine reads.")
+@click.option(
+    "--facts",
+    "fact_sources",
+    type=SOURCES,
+    default="both",
+    show_default=True,
+    help="Fact sources the engine reads.",
+)
 @click.option("--explain", is_flag=True, help="Show the plan and each hit's score terms and trace.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (hits with terms and trace).")
 @click.pass_context
-def search(ctx: click.Context, query: str, conversation_id: str, k: int, engine: str, fact_sources: str, explain: bool, as_json: bool) -> None:
+def search(
+    ctx: click.Context,
+    query: str,
+    conversation_id: str,
+    k: int,
+    engine: str,
+    fact_sources: str,
+    explain: bool,
+    as_json: bool,
+) -> None:
     """The turns of a conversation that bear on QUERY, with evidence."""
-    config = EngineConfig.from_settings(settings_from(ctx), engine=engine, fact_sources=fact_sources)  # type: ignore[arg-type]
+    config = EngineConfig.from_settings(
+        settings_from(ctx),
+        engine=cast(EngineName, engine),
+        fact_sources=cast(FactSourceChoice, fact_sources),
+    )
     with memory_from(ctx) as memory:
         result = memory.search(query, conversation_id, k, config=config)
     if as_json:
@@ -63,10 +94,17 @@ def search(ctx: click.Context, query: str, conversation_id: str, k: int, engine:
 @click.argument("question")
 @click.option("--conversation", "conversation_id", required=True, help="Conversation to search.")
 @click.option("--k", default=10, show_default=True, type=click.IntRange(min=1))
-@click.option("--cypher", "as_cypher", is_flag=True, help="Print a ready-to-paste Neo4j Browser statement drawing the evidence subgraph.")
+@click.option(
+    "--cypher",
+    "as_cypher",
+    is_flag=True,
+    help="Print a ready-to-paste Neo4j Browser statement drawing the evidence subgraph.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def explain(ctx: click.Context, question: str, conversation_id: str, k: int, as_cypher: bool, as_json: bool) -> None:
+def explain(
+    ctx: click.Context, question: str, conversation_id: str, k: int, as_cypher: bool, as_json: bool
+) -> None:
     """Why these turns: plan, score terms, trace; or (--cypher) the evidence subgraph query."""
     with memory_from(ctx) as memory:
         result = memory.search(question, conversation_id, k)
@@ -98,7 +136,9 @@ def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
 @click.option("--conversation", "conversation_id", required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def current(ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool) -> None:
+def current(
+    ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool
+) -> None:
     """The current value of ENTITY's RELATION (latest serial on the supersession key)."""
     with memory_from(ctx) as memory:
         fact = memory.current(conversation_id, entity, relation)
@@ -113,7 +153,9 @@ def current(ctx: click.Context, entity: str, relation: str, conversation_id: str
 @click.option("--conversation", "conversation_id", required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def history(ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool) -> None:
+def history(
+    ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool
+) -> None:
     """Every value ENTITY's RELATION has had, oldest first, with its SUPERSEDES chain."""
     with memory_from(ctx) as memory:
         rows = memory.history(conversation_id, entity, relation)

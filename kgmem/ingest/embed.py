@@ -65,7 +65,7 @@ class Embedder:
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as hf_logging
 
-                hf_logging.disable_progress_bar()
+                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     self._model = SentenceTransformer(location, device="cpu")
@@ -126,8 +126,10 @@ class Embedder:
             convert_to_numpy=True,
             show_progress_bar=False,
         )
-        return np.asarray(vectors, dtype=np.float32)
+        out: npt.NDArray[np.float32] = np.asarray(vectors, dtype=np.float32)
+        return out
 
     def encode_one(self, text: str) -> npt.NDArray[np.float32]:
         """Embed one text: shape ``(dimension,)``, float32, unit norm."""
-        return self.encode([text])[0]
+        row: npt.NDArray[np.float32] = self.encode([text])[0]
+        return row

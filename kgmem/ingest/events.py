@@ -76,14 +76,18 @@ def group_events(facts: Sequence[FactRecord], *, speakers: Sequence[str] = ()) -
     for fact in facts:
         if fact.event_time is not None:
             continue
-        eid = next((event_of_turn[t] for t in fact.cites if t in event_of_turn), None)
-        if eid is None:
-            eid = next(
-                (entity_event[(fact.session, e)] for e, _ in fact.about if (fact.session, e) in entity_event),
+        found: str | None = next((event_of_turn[t] for t in fact.cites if t in event_of_turn), None)
+        if found is None:
+            found = next(
+                (
+                    entity_event[(fact.session, e)]
+                    for e, _ in fact.about
+                    if (fact.session, e) in entity_event
+                ),
                 None,
             )
-        if eid is not None:
-            members[eid].append(fact.id)
+        if found is not None:
+            members[found].append(fact.id)
 
     return [
         EventRecord(

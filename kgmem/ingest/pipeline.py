@@ -109,7 +109,11 @@ class Ingestor:
         index_of = {t.id: t.index for t in conversation.turns}
         if facts in ("annotation", "both"):
             records.extend(
-                f.model_copy(update={"serial": _serial(min((index_of.get(c, 0) for c in f.cites), default=0), n)})
+                f.model_copy(
+                    update={
+                        "serial": _serial(min((index_of.get(c, 0) for c in f.cites), default=0), n)
+                    }
+                )
                 for n, f in enumerate(conversation.facts)
             )
         if facts in ("extracted", "both") and self.extractor is not None:
@@ -138,7 +142,9 @@ class Ingestor:
         for t in turns:
             first_seen.setdefault(
                 t.session,
-                SessionRecord(conversation_id=conversation_id, session=t.session, started_at=t.observed_at),
+                SessionRecord(
+                    conversation_id=conversation_id, session=t.session, started_at=t.observed_at
+                ),
             )
         self.writer.sessions(list(first_seen.values()))
         report.turns_written = self._write_turns(conversation_id, turns, progress)
@@ -154,9 +160,7 @@ class Ingestor:
         return report
 
     # --- stages -------------------------------------------------------------------------------
-    def _write_turns(
-        self, cid: str, turns: Sequence[TurnRecord], progress: Progress | None
-    ) -> int:
+    def _write_turns(self, cid: str, turns: Sequence[TurnRecord], progress: Progress | None) -> int:
         stored = {
             row["id"]: row["text"]
             for row in self.store.read("read/turn_fingerprints", conversation_id=cid)
@@ -181,7 +185,9 @@ class Ingestor:
         records = assign_keys(records)
         report.facts_total = len(records)
         report.entities = self.writer.entities(_dedupe_entities(entities))
-        stored = {row["id"]: row for row in self.store.read("read/fact_fingerprints", conversation_id=cid)}
+        stored = {
+            row["id"]: row for row in self.store.read("read/fact_fingerprints", conversation_id=cid)
+        }
         todo = [f for f in records if stored.get(f.id, {}).get("text") != f.text]
         if todo:
             vectors = self.embedder.encode([f.text for f in todo])
@@ -193,9 +199,15 @@ class Ingestor:
         for row in stored.values():
             if row["key"]:
                 keyed[row["id"]] = FactRecord(
-                    id=row["id"], conversation_id=cid, subject="", relation="", object="",
-                    text=row["text"] or "", source=row["source"] or "extracted",
-                    key=row["key"], serial=row["serial"] or 0,
+                    id=row["id"],
+                    conversation_id=cid,
+                    subject="",
+                    relation="",
+                    object="",
+                    text=row["text"] or "",
+                    source=row["source"] or "extracted",
+                    key=row["key"],
+                    serial=row["serial"] or 0,
                     valid_from=row["valid_from"],
                 )
         for f in records:
@@ -214,4 +226,3 @@ def _dedupe_entities(entities: Sequence[EntityRecord]) -> list[EntityRecord]:
         else:
             seen[e.id] = e
     return list(seen.values())
-

@@ -7,6 +7,7 @@ batches only, and running the same ingest again converges to the same graph.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -77,7 +78,7 @@ class GraphWriter:
 
     def timeline(self, ordered_ids: Sequence[str]) -> int:
         """``NEXT`` edges between consecutive ids (utterance order across sessions)."""
-        rows = [{"prev": a, "next": b} for a, b in zip(ordered_ids, ordered_ids[1:], strict=False)]
+        rows = [{"prev": a, "next": b} for a, b in itertools.pairwise(ordered_ids)]
         return self._batches("write/merge_next", rows)
 
     def entities(self, entities: Sequence[EntityRecord]) -> int:

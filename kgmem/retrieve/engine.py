@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Literal
 
 import numpy as np
@@ -28,7 +28,13 @@ from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.plan import EntityIndex, Planner, QueryPlan, plan
 from kgmem.retrieve.resolve import relevant_rows, resolve_current
-from kgmem.retrieve.score import Candidate, ScoreWeights, TimeWindow, merge_candidates, score_candidates
+from kgmem.retrieve.score import (
+    Candidate,
+    ScoreWeights,
+    TimeWindow,
+    merge_candidates,
+    score_candidates,
+)
 from kgmem.store import Store
 
 __all__ = ["ALL_GENERATORS", "EngineConfig", "SearchEngine", "SearchResult"]
@@ -230,9 +236,14 @@ class SearchEngine:
         order = sorted(fused, key=lambda t: (-fused[t], first[t].index))
         hits = [
             Hit(
-                turn_id=t, text=first[t].text, speaker=first[t].speaker, session=first[t].session,
-                observed_at=first[t].observed_at, score=round(fused[t], 6),
-                terms={"rrf": round(fused[t], 6)}, trace={"generators": sorted(first[t].generators)},
+                turn_id=t,
+                text=first[t].text,
+                speaker=first[t].speaker,
+                session=first[t].session,
+                observed_at=first[t].observed_at,
+                score=round(fused[t], 6),
+                terms={"rrf": round(fused[t], 6)},
+                trace={"generators": sorted(first[t].generators)},
             )
             for t in order
         ]

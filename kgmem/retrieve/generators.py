@@ -228,9 +228,7 @@ def stateful_hop(
     found: list[Candidate] = []
     if cfg.max_hops < 2:
         return found, hops
-    ranked = sorted(
-        (c for c in pool if c.fact_id), key=lambda c: -(c.fact_cosine or 0.0)
-    )
+    ranked = sorted((c for c in pool if c.fact_id), key=lambda c: -(c.fact_cosine or 0.0))
     fact_ids = [c.fact_id for c in ranked[:3] if c.fact_id]
     seen_entities: set[str] = set()
     exclude = [c.turn_id for c in pool]

@@ -53,7 +53,9 @@ def relevant_rows(question: str, rows: Sequence[dict[str, Any]]) -> list[dict[st
     return [row for row in rows if str(row["key"]).rsplit("|", 1)[-1] in named]
 
 
-def resolve_current(rows: Sequence[dict[str, Any]], pool: dict[str, Candidate]) -> list[dict[str, Any]]:
+def resolve_current(
+    rows: Sequence[dict[str, Any]], pool: dict[str, Candidate]
+) -> list[dict[str, Any]]:
     """Apply latest-wins per key to ``pool`` (turn id → candidate) in place.
 
     Args:
@@ -74,7 +76,12 @@ def resolve_current(rows: Sequence[dict[str, Any]], pool: dict[str, Candidate]) 
         ordered = sorted(by_key[key], key=_order)
         winner = ordered[-1]
         superseded = [r["fact_id"] for r in ordered[:-1]]
-        decision = {"key": key, "winner": winner["fact_id"], "text": winner["text"], "superseded": superseded}
+        decision = {
+            "key": key,
+            "winner": winner["fact_id"],
+            "text": winner["text"],
+            "superseded": superseded,
+        }
         decisions.append(decision)
         for turn in winner["cites"]:
             winners.add(turn)

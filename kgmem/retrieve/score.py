@@ -161,7 +161,9 @@ def merge_candidates(pools: Sequence[Iterable[Candidate]]) -> list[Candidate]:
                 merged[c.turn_id] = c
                 continue
             seen.generators |= c.generators
-            if c.fact_cosine is not None and (seen.fact_cosine is None or c.fact_cosine > seen.fact_cosine):
+            if c.fact_cosine is not None and (
+                seen.fact_cosine is None or c.fact_cosine > seen.fact_cosine
+            ):
                 seen.fact_cosine, seen.fact_id = c.fact_cosine, c.fact_id
                 seen.event_time = c.event_time or seen.event_time
             for name, value in c.bonus.items():

@@ -24,20 +24,40 @@ pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="shared LoCoMo dev 
 def renamed(record: ConversationRecord, cid: str) -> ConversationRecord:
     """The same conversation under another tenant id (so tests never touch shared data)."""
     old = record.conversation_id
-    turns = tuple(t.model_copy(update={"id": t.id.replace(old, cid, 1), "conversation_id": cid}) for t in record.turns)
+    turns = tuple(
+        t.model_copy(update={"id": t.id.replace(old, cid, 1), "conversation_id": cid})
+        for t in record.turns
+    )
     facts = tuple(
-        f.model_copy(update={"id": f.id.replace(old, cid, 1), "conversation_id": cid,
-                             "cites": tuple(c.replace(old, cid, 1) for c in f.cites)})
+        f.model_copy(
+            update={
+                "id": f.id.replace(old, cid, 1),
+                "conversation_id": cid,
+                "cites": tuple(c.replace(old, cid, 1) for c in f.cites),
+            }
+        )
         for f in record.facts
     )
     sessions = tuple(s.model_copy(update={"conversation_id": cid}) for s in record.sessions)
     questions = tuple(
-        q.model_copy(update={"id": q.id.replace(old, cid, 1), "conversation_id": cid,
-                             "evidence": tuple(e.replace(old, cid, 1) for e in q.evidence)})
+        q.model_copy(
+            update={
+                "id": q.id.replace(old, cid, 1),
+                "conversation_id": cid,
+                "evidence": tuple(e.replace(old, cid, 1) for e in q.evidence),
+            }
+        )
         for q in record.questions
     )
-    return record.model_copy(update={"conversation_id": cid, "turns": turns, "facts": facts,
-                                     "sessions": sessions, "questions": questions})
+    return record.model_copy(
+        update={
+            "conversation_id": cid,
+            "turns": turns,
+            "facts": facts,
+            "sessions": sessions,
+            "questions": questions,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +72,9 @@ def dev() -> dict[str, ConversationRecord]:
 
 
 @pytest.fixture(scope="module")
-def loaded(memory: Memory, dev: dict[str, ConversationRecord]) -> Iterator[dict[str, ConversationRecord]]:
+def loaded(
+    memory: Memory, dev: dict[str, ConversationRecord]
+) -> Iterator[dict[str, ConversationRecord]]:
     """The three dev conversations under fresh tenant ids, annotation facts only (fast)."""
     tag = uuid.uuid4().hex[:8]
     out = {}
@@ -89,7 +111,9 @@ def test_reingest_changes_nothing(memory: Memory, loaded: dict[str, Conversation
     assert memory.counts(record.conversation_id) == before
 
 
-def test_annotation_facts_cite_their_turns(memory: Memory, loaded: dict[str, ConversationRecord]) -> None:
+def test_annotation_facts_cite_their_turns(
+    memory: Memory, loaded: dict[str, ConversationRecord]
+) -> None:
     record = loaded["conv-26"]
     fact = next(f for f in record.facts if f.cites)
     rows = memory.store.run_read(
@@ -108,7 +132,10 @@ def test_cosine_search_is_exact_top_k_within_one_tenant(
     cosine = EngineConfig(engine="cosine")
     vectors = memory.embedder.encode([t.text for t in record.turns])
     ids = [t.id for t in record.turns]
-    for question in [q.question for q in record.questions[:8]] + ["", "a question about nothing in particular"]:
+    for question in [q.question for q in record.questions[:8]] + [
+        "",
+        "a question about nothing in particular",
+    ]:
         result = memory.search(question, record.conversation_id, 10, config=cosine)
         query = memory.embedder.encode_one(question)
         expected = [ids[i] for i in np.argsort(-(vectors @ query), kind="stable")[:10]]
@@ -116,11 +143,15 @@ def test_cosine_search_is_exact_top_k_within_one_tenant(
         assert all(h.turn_id.startswith(record.conversation_id + ":") for h in result.hits)
         # same set; order may differ only between float32 near-ties
         assert len(set(got) & set(expected)) >= 9, (question, got, expected)
-        assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+        assert [h.score for h in result.hits] == sorted(
+            (h.score for h in result.hits), reverse=True
+        )
         assert result.hits[0].terms.keys() == {"cosine"}
 
 
-def test_linked_search_stays_in_tenant(memory: Memory, loaded: dict[str, ConversationRecord]) -> None:
+def test_linked_search_stays_in_tenant(
+    memory: Memory, loaded: dict[str, ConversationRecord]
+) -> None:
     record = loaded["conv-41"]
     for q in record.questions[:10]:
         result = memory.search(q.question, record.conversation_id, 20)
@@ -137,7 +168,9 @@ def test_unknown_conversation_is_a_typed_error(memory: Memory) -> None:
 
 # schema statements are *run* (twice) by test_schema_apply_is_idempotent; procedures that cannot
 # be planned without running are run there too
-EXPLAINABLE = [n for n in catalogue().names() if not n.startswith("schema/") and n != "write/await_indexes"]
+EXPLAINABLE = [
+    n for n in catalogue().names() if not n.startswith("schema/") and n != "write/await_indexes"
+]
 
 
 @pytest.mark.parametrize("name", EXPLAINABLE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -26,10 +27,8 @@ def memory(settings: Settings) -> Iterator[Memory]:
 def cid(memory: Memory) -> Iterator[str]:
     name = f"rp-{uuid.uuid4().hex[:10]}"
     yield name
-    try:
+    with contextlib.suppress(Exception):
         memory.forget(name)
-    except Exception:  # noqa: BLE001 - nothing stored is fine
-        pass
 
 
 def chat(cid: str, *sessions: tuple[str, list[tuple[str, str]]]) -> dict[str, object]:
@@ -46,24 +45,34 @@ def test_stateful_hop_reaches_evidence_sharing_no_words(memory: Memory, cid: str
     """Hop 1 resolves the dog's entity; hop 2 is a structured query on that entity and finds a
     turn that shares no content word with the question."""
     memory.add_conversation(
-        parse_chat_conversation(chat(
-            cid,
-            ("2024-01-10T10:00:00Z", [
-                ("Ana", "My sister Clara adopted a greyhound named Pixel."),
-                ("Ben", "That's lovely, I want a cat someday."),
-                ("Ana", "We also repainted the kitchen yellow."),
-            ]),
-            ("2024-03-02T10:00:00Z", [
-                ("Ben", "How was your week?"),
-                ("Ana", "Pixel took the championship ribbon in Lyon!"),
-                ("Ben", "The bakery downtown closed."),
-            ]),
-        )),
+        parse_chat_conversation(
+            chat(
+                cid,
+                (
+                    "2024-01-10T10:00:00Z",
+                    [
+                        ("Ana", "My sister Clara adopted a greyhound named Pixel."),
+                        ("Ben", "That's lovely, I want a cat someday."),
+                        ("Ana", "We also repainted the kitchen yellow."),
+                    ],
+                ),
+                (
+                    "2024-03-02T10:00:00Z",
+                    [
+                        ("Ben", "How was your week?"),
+                        ("Ana", "Pixel took the championship ribbon in Lyon!"),
+                        ("Ben", "The bakery downtown closed."),
+                    ],
+                ),
+            )
+        ),
         facts="extracted",
     )
     question = "What did the greyhound that Ana's sister adopted do?"
     tight = {name: 0 for name in ALL_GENERATORS} | {"dense_turns": 1, "dense_facts": 1, "hop": 8}
-    with_hop = EngineConfig(generators=frozenset({"dense_turns", "dense_facts", "hop"}), pools=tight)
+    with_hop = EngineConfig(
+        generators=frozenset({"dense_turns", "dense_facts", "hop"}), pools=tight
+    )
     without = with_hop.with_(generators=frozenset({"dense_turns", "dense_facts"}))
     target = f"{cid}:S2:2"
 
@@ -79,17 +88,33 @@ def test_stateful_hop_reaches_evidence_sharing_no_words(memory: Memory, cid: str
 
 
 def test_expansion_caps_are_respected(memory: Memory, cid: str) -> None:
-    turns = [("Ana" if i % 2 else "Ben", f"Yesterday we talked about topic number {i} at the lake.") for i in range(30)]
-    memory.add_conversation(parse_chat_conversation(chat(cid, ("2024-05-08T12:00:00Z", turns))), facts="extracted")
+    turns = [
+        ("Ana" if i % 2 else "Ben", f"Yesterday we talked about topic number {i} at the lake.")
+        for i in range(30)
+    ]
+    memory.add_conversation(
+        parse_chat_conversation(chat(cid, ("2024-05-08T12:00:00Z", turns))), facts="extracted"
+    )
     query = "What did they talk about at the lake yesterday?"
     vector = memory.embedder.encode_one(query).tolist()
     params = {"conversation_id": cid, "embedding": vector}
     for cap in (1, 2, 3):
-        pools = {name: 0 for name in ALL_GENERATORS} | {"dense_turns": 4, "dense_facts": 4, "events": cap, "timeline": cap}
-        cfg = EngineConfig(generators=frozenset({"dense_turns", "dense_facts", "events", "timeline"}), pools=pools)
-        seeds = merge_candidates(list(gen.seed_pool(memory.store, params, plan(query), cfg).values()))
+        pools = {name: 0 for name in ALL_GENERATORS} | {
+            "dense_turns": 4,
+            "dense_facts": 4,
+            "events": cap,
+            "timeline": cap,
+        }
+        cfg = EngineConfig(
+            generators=frozenset({"dense_turns", "dense_facts", "events", "timeline"}), pools=pools
+        )
+        seeds = merge_candidates(
+            list(gen.seed_pool(memory.store, params, plan(query), cfg).values())
+        )
         extra = gen.expand(memory.store, params, seeds, cfg)
-        by_generator = {g: sum(1 for c in extra if g in c.generators) for g in ("events", "timeline")}
+        by_generator = {
+            g: sum(1 for c in extra if g in c.generators) for g in ("events", "timeline")
+        }
         assert by_generator["events"] <= cap and by_generator["timeline"] <= cap
         assert not {c.turn_id for c in extra} & {c.turn_id for c in seeds}
         assert all(c.turn_id.startswith(cid + ":") for c in extra)
@@ -99,14 +124,28 @@ def test_supersession_berlin_to_lisbon_keeps_history(memory: Memory, cid: str) -
     march = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
     june = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
     memory.add_turns(cid, [{"speaker": "Ana", "text": "I live in Berlin.", "observed_at": march}])
-    memory.add_turns(cid, [{"speaker": "Ana", "text": "I work at Kuchenhaus.", "observed_at": march}])
+    memory.add_turns(
+        cid, [{"speaker": "Ana", "text": "I work at Kuchenhaus.", "observed_at": march}]
+    )
     memory.add_turns(cid, [{"speaker": "Ana", "text": "I moved to Lisbon.", "observed_at": june}])
-    memory.add_turns(cid, [{"speaker": "Ana", "text": "I also started a second job at Padaria Lisboa.", "observed_at": june}])
+    memory.add_turns(
+        cid,
+        [
+            {
+                "speaker": "Ana",
+                "text": "I also started a second job at Padaria Lisboa.",
+                "observed_at": june,
+            }
+        ],
+    )
 
     now = memory.current(cid, "Ana", "residence")
     assert now is not None and "Lisbon" in now["text"]
     history = memory.history(cid, "Ana", "live_in")
-    assert [("Berlin" in h["text"], "Lisbon" in h["text"]) for h in history] == [(True, False), (False, True)]
+    assert [("Berlin" in h["text"], "Lisbon" in h["text"]) for h in history] == [
+        (True, False),
+        (False, True),
+    ]
     old, new = history
     assert old["superseded_by"] == new["id"] and new["supersedes"] == [old["id"]]
     assert old["valid_to"] == june and new["valid_to"] is None
@@ -131,7 +170,9 @@ def test_add_turns_twice_with_same_id_stores_once(memory: Memory, cid: str) -> N
 
 def test_hits_carry_resolved_event_time(memory: Memory, cid: str) -> None:
     memory.add_conversation(
-        parse_chat_conversation(chat(cid, ("2023-05-08T13:56:00Z", [("Ana", "I went hiking yesterday with my kids.")]))),
+        parse_chat_conversation(
+            chat(cid, ("2023-05-08T13:56:00Z", [("Ana", "I went hiking yesterday with my kids.")]))
+        ),
         facts="extracted",
     )
     (hit,) = memory.search("When did Ana go hiking?", cid, 1).hits
@@ -141,9 +182,19 @@ def test_hits_carry_resolved_event_time(memory: Memory, cid: str) -> None:
 
 def test_scorer_weights_zero_is_pure_cosine_order(memory: Memory, cid: str) -> None:
     memory.add_conversation(
-        parse_chat_conversation(chat(cid, ("2024-01-01T00:00:00Z", [("A", "cats are great"), ("B", "dogs are loyal"), ("A", "I like tea")]))),
+        parse_chat_conversation(
+            chat(
+                cid,
+                (
+                    "2024-01-01T00:00:00Z",
+                    [("A", "cats are great"), ("B", "dogs are loyal"), ("A", "I like tea")],
+                ),
+            )
+        ),
         facts="none",
     )
-    off = EngineConfig(generators=frozenset({"dense_turns"}), weights=ScoreWeights(fact=0, adjacent=0, time=0))
+    off = EngineConfig(
+        generators=frozenset({"dense_turns"}), weights=ScoreWeights(fact=0, adjacent=0, time=0)
+    )
     hits = memory.search("kittens", cid, 3, config=off).hits
     assert [h.score for h in hits] == sorted((h.terms["cosine"] for h in hits), reverse=True)

@@ -8,4 +8,6 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 
 def test_cli_reference_is_current() -> None:
-    assert DOC.read_text(encoding="utf-8") == render(), "run: python -m kgmem.cli.reference > docs/cli.md"
+    assert DOC.read_text(encoding="utf-8") == render(), (
+        "run: python -m kgmem.cli.reference > docs/cli.md"
+    )

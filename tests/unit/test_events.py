@@ -8,14 +8,37 @@ from kgmem.ingest.events import group_events
 from kgmem.models import FactRecord, TimeInterval
 
 DAY = TimeInterval(
-    start=datetime(2023, 5, 7, tzinfo=UTC), end=datetime(2023, 5, 8, tzinfo=UTC), granularity="day", phrase="yesterday"
+    start=datetime(2023, 5, 7, tzinfo=UTC),
+    end=datetime(2023, 5, 8, tzinfo=UTC),
+    granularity="day",
+    phrase="yesterday",
 )
 
 
-def fact(fid: str, *, subject: str = "c:e:person:mel", when: TimeInterval | None = None, cites: tuple[str, ...] = (),
-         about: tuple[tuple[str, str], ...] = (), session: int = 1, serial: int = 0) -> FactRecord:
-    return FactRecord(id=fid, conversation_id="c", subject=subject, relation="go", object="", text=fid,
-                      source="extracted", cites=cites, about=about, event_time=when, session=session, serial=serial)
+def fact(
+    fid: str,
+    *,
+    subject: str = "c:e:person:mel",
+    when: TimeInterval | None = None,
+    cites: tuple[str, ...] = (),
+    about: tuple[tuple[str, str], ...] = (),
+    session: int = 1,
+    serial: int = 0,
+) -> FactRecord:
+    return FactRecord(
+        id=fid,
+        conversation_id="c",
+        subject=subject,
+        relation="go",
+        object="",
+        text=fid,
+        source="extracted",
+        cites=cites,
+        about=about,
+        event_time=when,
+        session=session,
+        serial=serial,
+    )
 
 
 def test_same_subject_same_day_same_session_is_one_event() -> None:

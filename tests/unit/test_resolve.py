@@ -9,7 +9,14 @@ from kgmem.retrieve.score import Candidate
 
 
 def row(fid: str, key: str, serial: int, cites: list[str]) -> dict[str, object]:
-    return {"fact_id": fid, "key": key, "serial": serial, "valid_from": None, "text": fid, "cites": cites}
+    return {
+        "fact_id": fid,
+        "key": key,
+        "serial": serial,
+        "valid_from": None,
+        "text": fid,
+        "cites": cites,
+    }
 
 
 def cand(turn: str) -> Candidate:
@@ -17,10 +24,18 @@ def cand(turn: str) -> Candidate:
 
 
 def test_latest_serial_wins_and_old_value_is_penalised() -> None:
-    rows = [row("berlin", "ana|residence", 1000, ["t1"]), row("lisbon", "ana|residence", 5000, ["t5"])]
+    rows = [
+        row("berlin", "ana|residence", 1000, ["t1"]),
+        row("lisbon", "ana|residence", 5000, ["t5"]),
+    ]
     pool = {"t1": cand("t1"), "t5": cand("t5")}
     (decision,) = resolve_current(rows, pool)
-    assert decision == {"key": "ana|residence", "winner": "lisbon", "text": "lisbon", "superseded": ["berlin"]}
+    assert decision == {
+        "key": "ana|residence",
+        "winner": "lisbon",
+        "text": "lisbon",
+        "superseded": ["berlin"],
+    }
     assert pool["t5"].bonus["current"] == CURRENT_BONUS
     assert pool["t1"].bonus["current"] == -CURRENT_BONUS
     assert pool["t5"].trace["current"]["winner"] == "lisbon"

@@ -6,16 +6,37 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kgmem.retrieve.score import Candidate, ScoreWeights, TimeWindow, merge_candidates, score_candidates
+from kgmem.retrieve.score import (
+    Candidate,
+    ScoreWeights,
+    TimeWindow,
+    merge_candidates,
+    score_candidates,
+)
 
 MAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 JUNE = datetime(2023, 6, 9, 19, 55, tzinfo=UTC)
 
 
-def cand(turn: str, index: int, cosine: float, *, session: int = 1, fact: float | None = None, when: datetime = MAY) -> Candidate:
+def cand(
+    turn: str,
+    index: int,
+    cosine: float,
+    *,
+    session: int = 1,
+    fact: float | None = None,
+    when: datetime = MAY,
+) -> Candidate:
     return Candidate(
-        turn_id=turn, text=turn, speaker="A", session=session, index=index, observed_at=when,
-        cosine=cosine, fact_cosine=fact, fact_id=f"f-{turn}" if fact is not None else None,
+        turn_id=turn,
+        text=turn,
+        speaker="A",
+        session=session,
+        index=index,
+        observed_at=when,
+        cosine=cosine,
+        fact_cosine=fact,
+        fact_id=f"f-{turn}" if fact is not None else None,
         generators={"dense_turns"},
     )
 
@@ -44,19 +65,28 @@ def test_four_terms_hand_computed() -> None:
 
 
 def test_adjacency_needs_same_session() -> None:
-    pool = [cand("a", 5, 0.9, session=1), cand("b", 6, 0.1, session=2), cand("c", 7, 0.2), cand("d", 8, 0.15)]
+    pool = [
+        cand("a", 5, 0.9, session=1),
+        cand("b", 6, 0.1, session=2),
+        cand("c", 7, 0.2),
+        cand("d", 8, 0.15),
+    ]
     hits = {h.turn_id: h for h in score_candidates(pool, ScoreWeights())}
     assert hits["b"].terms["adjacent"] == 0.0
 
 
 def test_zero_weights_switch_terms_off() -> None:
     pool = [cand("a", 0, 0.5, fact=0.9), cand("b", 1, 0.1)]
-    hits = score_candidates(pool, ScoreWeights(fact=0.0, adjacent=0.0, time=0.0), TimeWindow(year=2023))
+    hits = score_candidates(
+        pool, ScoreWeights(fact=0.0, adjacent=0.0, time=0.0), TimeWindow(year=2023)
+    )
     assert [h.score for h in hits] == [0.5, 0.1]
 
 
 def test_ties_break_by_timeline_order() -> None:
-    hits = score_candidates([cand("late", 9, 0.5), cand("early", 2, 0.5)], ScoreWeights(adjacent=0.0))
+    hits = score_candidates(
+        [cand("late", 9, 0.5), cand("early", 2, 0.5)], ScoreWeights(adjacent=0.0)
+    )
     assert [h.turn_id for h in hits] == ["early", "late"]
 
 
