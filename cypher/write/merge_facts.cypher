@@ -3,10 +3,13 @@
 // $rows: [{id, conversation_id, subject, relation, object, text, source, event_time, event_end,
 //          event_granularity, event_phrase, valid_from, key, serial, confidence, session,
 //          embedding, cites: [turn id], about: [{entity_id, role}]}]
+// The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
+// another conversation already holds fails the batch with a constraint error instead of
+// silently moving that tenant's node (found by tests/integration/test_isolation.py).
+// CITES and ABOUT only reach turns and entities of the fact's own conversation.
 UNWIND $rows AS row
-MERGE (f:Fact {id: row.id})
-SET f.conversation_id = row.conversation_id,
-    f.subject = row.subject,
+MERGE (f:Fact {id: row.id, conversation_id: row.conversation_id})
+SET f.subject = row.subject,
     f.relation = row.relation,
     f.object = row.object,
     f.text = row.text,
@@ -26,14 +29,14 @@ WITH f, row
 CALL {
   WITH f, row
   UNWIND row.cites AS turn_id
-  MATCH (t:Turn {id: turn_id})
+  MATCH (t:Turn {id: turn_id, conversation_id: row.conversation_id})
   MERGE (f)-[:CITES]->(t)
   RETURN count(*) AS cited
 }
 CALL {
   WITH f, row
   UNWIND row.about AS link
-  MATCH (e:Entity {id: link.entity_id})
+  MATCH (e:Entity {id: link.entity_id, conversation_id: row.conversation_id})
   MERGE (f)-[a:ABOUT {role: link.role}]->(e)
   RETURN count(*) AS linked
 }

@@ -25,7 +25,7 @@ from typing import Any
 
 from kgmem.errors import DateParseError, InputError, MalformedInput
 from kgmem.ingest.dates import parse_session_datetime
-from kgmem.ingest.locomo import turn_text
+from kgmem.ingest.locomo import check_conversation_id, check_unicode, turn_text
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
 
 __all__ = ["load_chat", "parse_chat_conversation"]
@@ -76,6 +76,7 @@ def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> Conversation
     if not isinstance(cid, str) or not cid.strip():
         raise MalformedInput("missing string 'conversation_id'", file=file)
     cid = cid.strip()
+    check_conversation_id(cid, file=file)
     raw_sessions = obj.get("sessions")
     if not isinstance(raw_sessions, list) or not raw_sessions:
         raise MalformedInput("missing non-empty 'sessions' list", file=file, conversation_id=cid)
@@ -118,6 +119,7 @@ def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> Conversation
             if not full:
                 raise MalformedInput("empty turn text", file=file, conversation_id=cid, turn=local)
             speaker = speaker.strip()
+            check_unicode([local, speaker, full], file=file, cid=cid, turn=local)
             if speaker not in speakers:
                 speakers.append(speaker)
             turns.append(

@@ -33,9 +33,51 @@ from kgmem.models import (
     TurnRecord,
 )
 
-__all__ = ["load_locomo", "parse_locomo_sample", "turn_text"]
+__all__ = [
+    "check_conversation_id",
+    "check_unicode",
+    "load_locomo",
+    "parse_locomo_sample",
+    "turn_text",
+]
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
+
+
+def check_unicode(
+    values: Iterable[str], *, file: str, cid: str | None, turn: str | None = None
+) -> None:
+    """Raise `MalformedInput` if a string cannot be encoded as UTF-8.
+
+    JSON may spell lone UTF-16 surrogates (``"\\ud83d"``); Python decodes them into strings
+    that neither the tokenizer nor the Neo4j driver accepts (a ``TypeError`` deep inside the
+    embedder). Reliability tests found this; rejecting them here names the turn instead.
+    """
+    for value in values:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise MalformedInput(
+                f"text is not valid Unicode (lone surrogate at position {exc.start})",
+                file=file, conversation_id=cid, turn=turn,
+            ) from exc
+
+
+def check_conversation_id(cid: str, *, file: str) -> None:
+    """Raise `MalformedInput` if ``cid`` contains ``:`` (or is not valid Unicode).
+
+    Node ids are ``<conversation_id>:<local id>`` and local ids may contain ``:`` (LoCoMo's
+    ``D1:3``), so a ``:`` in the conversation id would let turn ``b:1`` of conversation ``a``
+    and turn ``1`` of conversation ``a:b`` share an id, and the second ingest would overwrite
+    the first tenant's turn (found by tests/integration/test_isolation.py). Without ``:`` the
+    prefix up to the first ``:`` names the tenant unambiguously.
+    """
+    check_unicode([cid], file=file, cid=None)
+    if ":" in cid:
+        raise MalformedInput(
+            "conversation id must not contain ':' (it separates the id from turn ids)",
+            file=file, conversation_id=cid,
+        )
 
 
 def turn_text(text: str, caption: str | None) -> str:
@@ -103,7 +145,11 @@ def _require(obj: Any, key: str, kind: type, *, file: str, cid: str, turn: str |
 
 def parse_locomo_sample(sample: dict[str, Any], *, file: str = "<memory>") -> ConversationRecord:
     """Parse one LoCoMo sample (see module docstring). Raises like `load_locomo`."""
-    cid = str(sample["sample_id"]).strip()
+    sample_id = sample.get("sample_id") if isinstance(sample, dict) else None
+    if not isinstance(sample_id, str) or not sample_id.strip():
+        raise MalformedInput("sample has no string sample_id", file=file)
+    cid = sample_id.strip()
+    check_conversation_id(cid, file=file)
     conv = _require(sample, "conversation", dict, file=file, cid=cid)
     numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION_KEY.match(key)))
     if not numbers:
@@ -138,6 +184,7 @@ def parse_locomo_sample(sample: dict[str, Any], *, file: str = "<memory>") -> Co
                 raise MalformedInput("empty turn text", file=file, conversation_id=cid, turn=dia_id)
             if not speaker:
                 raise MalformedInput("empty speaker", file=file, conversation_id=cid, turn=dia_id)
+            check_unicode([dia_id, speaker, full], file=file, cid=cid, turn=dia_id)
             if speaker not in speakers:
                 speakers.append(speaker)
             turns.append(
@@ -157,6 +204,7 @@ def parse_locomo_sample(sample: dict[str, Any], *, file: str = "<memory>") -> Co
     for key in ("speaker_a", "speaker_b"):
         name = conv.get(key)
         if isinstance(name, str) and name.strip() and name.strip() not in speakers:
+            check_unicode([name], file=file, cid=cid)
             speakers.append(name.strip())
 
     valid = {t.dia_id for t in turns}
@@ -191,6 +239,8 @@ def _annotation_facts(
             for n, entry in enumerate(entries):
                 if not (isinstance(entry, list) and entry and isinstance(entry[0], str)):
                     continue
+                if not all(_encodable(v) for v in (entry[0], str(speaker))):
+                    continue  # lone surrogates: skipped like any malformed entry
                 refs = _flatten(entry[1:])
                 cites, _ = normalize_evidence(refs, valid)
                 session = sessions.get(number)
@@ -221,6 +271,7 @@ def _questions(qa: Any, cid: str, valid: set[str], *, file: str) -> list[Questio
     for n, item in enumerate(qa):
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
             raise MalformedInput(f"qa[{n}] has no question", file=file, conversation_id=cid)
+        check_unicode([item["question"]], file=file, cid=cid, turn=f"qa[{n}]")
         answer = item.get("answer", item.get("adversarial_answer", ""))
         gold, unresolved = normalize_evidence(_flatten(item.get("evidence") or []), valid)
         category = item.get("category")
@@ -236,6 +287,14 @@ def _questions(qa: Any, cid: str, valid: set[str], *, file: str) -> list[Questio
             )
         )
     return out
+
+
+def _encodable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _session_number(key: str) -> int:

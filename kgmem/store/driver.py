@@ -92,6 +92,10 @@ class Store:
             Neo4jUnavailable: nothing answers at the URI (the message says how to start one).
             AuthenticationFailed: wrong user or password.
         """
+        # verify_connectivity fails at once; a managed transaction alone would retry a refused
+        # connection for the driver's 30 s retry budget before saying "not running" (found by
+        # tests/integration/test_faults.py).
+        self._call(self._driver.verify_connectivity)
         self.run_read(lambda tx: tx.run("RETURN 1").consume())
 
     def close(self) -> None:
@@ -135,7 +139,10 @@ class Store:
         return _AutoClosingSession(self._driver.session(database=self.database))
 
     # --- named statements --------------------------------------------------------------------
-    def read(self, name: str, **params: Any) -> list[Row]:
+    # ``name`` is positional-only in read/write/write_batches so that a Cypher parameter may be
+    # called ``$name`` too (``read("read/resolve_entity", name=...)`` raised TypeError before;
+    # found by tests/integration/test_injection.py through Memory.history).
+    def read(self, name: str, /, **params: Any) -> list[Row]:
         """Run the catalogue statement ``name`` in a read transaction; rows as dicts."""
         text = self.queries[name]
 
@@ -144,7 +151,7 @@ class Store:
 
         return self.run_read(work)
 
-    def write(self, name: str, **params: Any) -> list[Row]:
+    def write(self, name: str, /, **params: Any) -> list[Row]:
         """Run the catalogue statement ``name`` in one write transaction; rows as dicts."""
         text = self.queries[name]
 
@@ -157,6 +164,7 @@ class Store:
         self,
         name: str,
         rows: Sequence[Row],
+        /,
         *,
         batch_size: int,
         progress: Callable[[int], None] | None = None,
