@@ -87,7 +87,9 @@ def evidence_cypher(result: SearchResult) -> str:
     lines = catalogue()["browser/evidence_subgraph"].splitlines()
     # drop the file's example `// :param` comments: the real :param line replaces them
     statement = "\n".join(line for line in lines if not line.lstrip().startswith("// :param"))
-    header = f"conversation {result.conversation_id}, {len(result.hits)} hits ({result.engine})"
+    # comments must stay one line each: a newline in a user-given string would start a statement
+    tenant = " ".join(result.conversation_id.split())
+    header = f"conversation {tenant}, {len(result.hits)} hits ({result.engine})"
     return f"// evidence for: {question}\n// {header}\n:param turn_ids => [{ids}];\n{statement};\n"
 
 

@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     w_fact: float = 1.0
     w_adjacent: float = 0.06
     w_time: float = 0.05
-    w_bm25: float = 0.1
+    w_bm25: float = 0.3
     w_entity: float = 0.05
     w_event: float = 0.05
     w_hop: float = 0.05

@@ -40,9 +40,12 @@ def settings_from(ctx: click.Context) -> Settings:
 
 @contextmanager
 def memory_from(ctx: click.Context) -> Iterator[Memory]:
-    """A connected `Memory` for one command, closed afterwards."""
+    """A connected `Memory` for one command, closed afterwards. Verifies the connection first,
+    so a stopped server or a wrong password fails at once with a clear message instead of
+    after the driver's retry budget."""
     memory = Memory.from_settings(settings_from(ctx))
     try:
+        memory.verify()
         yield memory
     finally:
         memory.close()

@@ -139,7 +139,7 @@ RRF_K = 60
 RRF_DEPTH = 100
 
 #: the shipped default generator set (the best dev configuration; see README "Benchmarks")
-DEFAULT_GENERATORS = frozenset(ALL_GENERATORS)
+DEFAULT_GENERATORS = frozenset({"dense_turns", "dense_facts", "fulltext"})
 
 
 class SearchResult(BaseModel):

@@ -252,11 +252,6 @@ def test_no_python_module_embeds_cypher_statements() -> None:
     assert not offenders, offenders
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kgmem/audit.py puts the conversation id into a // comment "
-    "unescaped: a newline in it starts a Browser statement (reported to the lead)",
-)
 def test_evidence_cypher_keeps_hostile_ids_in_comments_or_literals(memory: Memory) -> None:
     from kgmem.audit import evidence_cypher
 
