@@ -29,6 +29,7 @@ demo: neo4j-start
 	$(KGMEM) search "Where does Ana live now?" --conversation sample-ana --k 3 --explain
 	$(KGMEM) search "What did Ana do the weekend before she moved?" --conversation sample-ana --k 3 --explain
 	$(KGMEM) current Ana residence --conversation sample-ana
+	$(KGMEM) history Ana residence --conversation sample-ana
 
 ## the whole suite: unit tests (no server) + integration tests against the real Neo4j
 test: neo4j-start

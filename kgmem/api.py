@@ -17,6 +17,7 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.embed import Embedder
+from kgmem.ingest.locomo import check_conversation_id
 from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport
 from kgmem.models import ConversationRecord, TurnRecord
 from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
@@ -46,6 +47,7 @@ class Memory:
         self.settings = settings
         self._schema_ready = False
         self._extractor: Any = None
+        self._contexts: dict[str, Any] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> Memory:
@@ -118,7 +120,10 @@ class Memory:
             progress: optional callback ``(stage, done, total)``.
         """
         self._ensure_schema()
-        return self._ingestor(facts).ingest(conversation, facts=facts, progress=progress)
+        try:
+            return self._ingestor(facts).ingest(conversation, facts=facts, progress=progress)
+        finally:  # the conversation's entities and speakers may have changed
+            self._contexts.pop(conversation.conversation_id, None)
 
     def add_turns(
         self,
@@ -142,9 +147,12 @@ class Memory:
             appending the same turn twice stores it once.
 
         Raises:
-            MalformedInput: a turn without speaker/text, or a naive datetime.
+            MalformedInput: a turn without speaker/text, a naive datetime, or a ``:`` in the
+                conversation id.
         """
+        check_conversation_id(conversation_id, file="<add_turns>")
         self._ensure_schema()
+        self._contexts.pop(conversation_id, None)
         last = self.store.read("read/last_turn", conversation_id=conversation_id)
         prev_id = last[0]["id"] if last else None
         next_index = (last[0]["index"] + 1) if last else 0
@@ -203,9 +211,12 @@ class Memory:
         for r in records:
             if r.speaker not in speakers:
                 speakers.append(r.speaker)
-        return self._ingestor("extracted").append(
-            conversation_id, records, speakers=speakers, previous_turn_id=prev_id
-        )
+        try:
+            return self._ingestor("extracted").append(
+                conversation_id, records, speakers=speakers, previous_turn_id=prev_id
+            )
+        finally:
+            self._contexts.pop(conversation_id, None)
 
     def forget(self, conversation_id: str) -> dict[str, int]:
         """Delete a conversation: turns, sessions, facts, events and entities no one else uses.
@@ -213,6 +224,7 @@ class Memory:
         Returns:
             counts deleted per label. Raises `ConversationNotFound` if it holds nothing.
         """
+        self._contexts.pop(conversation_id, None)
         rows = self.store.write("write/forget_conversation", conversation_id=conversation_id)
         counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
         if not any(counts.values()):
@@ -221,8 +233,13 @@ class Memory:
 
     # --- read ----------------------------------------------------------------------------------
     def engine(self, config: EngineConfig | None = None) -> SearchEngine:
+        """A search engine over this memory (default: the shipped configuration). Engines share
+        this memory's per-conversation context cache, which every write here invalidates."""
         return SearchEngine(
-            self.store, self.embedder, config or EngineConfig.from_settings(self.settings)
+            self.store,
+            self.embedder,
+            config or EngineConfig.from_settings(self.settings),
+            contexts=self._contexts,
         )
 
     def search(

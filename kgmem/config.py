@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["Settings", "default_data_dir"]
@@ -32,7 +32,10 @@ class Settings(BaseSettings):
     )
 
     # --- Neo4j connection -------------------------------------------------------------------
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_uri: str = Field(
+        default="bolt://127.0.0.1:7687",
+        description="Defaults to bolt://127.0.0.1:<neo4j_bolt_port> when not set.",
+    )
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr | None = Field(
         default=None,
@@ -80,6 +83,13 @@ class Settings(BaseSettings):
     reader_api_key: SecretStr | None = None
     reader_max_tokens: int = 256
     reader_timeout_s: float = 60.0
+
+    @model_validator(mode="after")
+    def _uri_follows_local_port(self) -> Settings:
+        """Without an explicit ``KGMEM_NEO4J_URI``, clients talk to the local server's port."""
+        if "neo4j_uri" not in self.model_fields_set:
+            self.neo4j_uri = f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+        return self
 
     @property
     def neo4j_home(self) -> Path:

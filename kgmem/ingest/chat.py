@@ -41,7 +41,7 @@ def load_chat(path: str | Path) -> list[ConversationRecord]:
     """
     file = str(path)
     try:
-        content = Path(path).read_text(encoding="utf-8")
+        content = Path(path).read_text(encoding="utf-8-sig")  # a BOM is not an error
     except FileNotFoundError as exc:
         raise InputError("file not found", file=file) from exc
     except UnicodeDecodeError as exc:

@@ -109,7 +109,7 @@ def load_locomo(
     """
     file = str(path)
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except FileNotFoundError as exc:
         raise InputError("file not found", file=file) from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

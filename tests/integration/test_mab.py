@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+import os
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,11 @@ from kgmem.ingest.numbered import (
 from kgmem.store.driver import Store
 from kgmem.store.schema import apply_schema
 
-MAB_6K = Path("/work/shared/data/mab/factconsolidation_6k.json")
+# MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
+MAB_6K = Path(
+    os.environ.get("KGMEM_MAB_FILE")
+    or Path(__file__).resolve().parents[3] / "shared" / "data" / "mab" / "factconsolidation_6k.json"
+)
 pytestmark = pytest.mark.skipif(not MAB_6K.is_file(), reason="shared MAB data not present")
 
 

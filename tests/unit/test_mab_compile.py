@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,11 @@ from kgmem.bench.mab import MemoryFactSource, compile_question, resolve_chain
 from kgmem.bench.metrics import substring_exact_match
 from kgmem.ingest.numbered import parse_numbered_facts
 
-MAB_6K = Path("/work/shared/data/mab/factconsolidation_6k.json")
+# MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
+MAB_6K = Path(
+    os.environ.get("KGMEM_MAB_FILE")
+    or Path(__file__).resolve().parents[3] / "shared" / "data" / "mab" / "factconsolidation_6k.json"
+)
 
 FACTS = """0. The chief executive officer of Acme Corp is Ann Lee.
 1. Ann Lee is a citizen of Freedonia.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,11 @@ from kgmem.ingest.numbered import (
     parse_numbered_facts,
 )
 
-MAB_6K = Path("/work/shared/data/mab/factconsolidation_6k.json")
+# MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
+MAB_6K = Path(
+    os.environ.get("KGMEM_MAB_FILE")
+    or Path(__file__).resolve().parents[3] / "shared" / "data" / "mab" / "factconsolidation_6k.json"
+)
 
 LIST = """Here is a list of facts:
 0. Thomas Kyd was born in the city of London.
