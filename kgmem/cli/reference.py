@@ -32,7 +32,11 @@ def render() -> str:
     ]
     for path, command in _walk(main, ["kgmem"]):
         with click.Context(
-            command, info_name=" ".join(path), terminal_width=100, max_content_width=100
+            command,
+            info_name=" ".join(path),
+            terminal_width=100,
+            max_content_width=100,
+            help_option_names=["-h", "--help"],  # what main's context_settings give every command
         ) as ctx:
             text = command.get_help(ctx)
         parts += [f"## `{' '.join(path)}`", "", "```", text, "```", ""]

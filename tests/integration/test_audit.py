@@ -155,6 +155,6 @@ def test_grades_exact_and_supported(memory: Memory, conversation: str) -> None:
     assert graded["exact"] and graded["supported"]
     assert graded["gold_ranks"][f"{conversation}:S2:1"] is not None
     # gold is a turn that is not retrieved, but a retrieved turn contains the answer string
-    elsewhere = moved.model_copy(update={"evidence": (f"{conversation}:S1:1",), "answer": "Lisbon"})
+    elsewhere = moved.model_copy(update={"evidence": (f"{conversation}:S9:9",), "answer": "Lisbon"})
     graded = grade(memory, elsewhere, result, k=3)
     assert not graded["exact"] and graded["supported"]

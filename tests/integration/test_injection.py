@@ -23,7 +23,7 @@ import pytest
 
 from kgmem import Memory
 from kgmem.config import Settings
-from kgmem.errors import ConversationNotFound
+from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.chat import load_chat
 from kgmem.retrieve.engine import EngineConfig, SearchResult
 from kgmem.store.catalogue import cypher_root
@@ -75,8 +75,11 @@ def test_injection_strings_in_every_field_are_stored_verbatim(
     run = uuid.uuid4().hex[:8]
     try:
         for n, bad in enumerate(INJECTION_STRINGS):
-            cid = f"inj-{run}-{n}-{bad}"
             speaker, text, local = _visible(bad), f"{bad} said {bad}", _visible(bad)
+            if ":" in bad:  # ':' separates tenant and turn ids: refused with a typed error
+                with pytest.raises(MalformedInput):
+                    memory.add_turns(f"inj-{run}-{n}-{bad}", [{"speaker": "A", "text": "x"}])
+            cid = f"inj-{run}-{n}-{bad.replace(':', '_')}"
             # the API path: conversation id, speaker, text, turn id
             memory.add_turns(
                 cid, [{"id": local, "speaker": speaker, "text": text}], observed_at=WHEN
