@@ -34,7 +34,9 @@ def render() -> str:
         "",
     ]
     for path, _command in _walk(main, ["kgmem"]):
-        result = runner.invoke(main, [*path[1:], "--help"], env={"COLUMNS": "80"})
+        result = runner.invoke(
+            main, [*path[1:], "--help"], prog_name="kgmem", env={"COLUMNS": "80"}
+        )
         parts += [f"## `{' '.join(path)}`", "", "```", result.output.rstrip("\n"), "```", ""]
     return "\n".join(parts)
 
