@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import click
 from rich.table import Table
@@ -13,6 +14,7 @@ from kgmem.bench.locomo import run_locomo_bench
 from kgmem.cli._common import console, dump_json, memory_from, progress_bar, settings_from
 from kgmem.retrieve.engine import FactSourceChoice
 
+F = TypeVar("F", bound=Callable[..., Any])
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 CATEGORIES = {
     "1": "multi-hop",
@@ -31,6 +33,17 @@ def _ks(value: str) -> list[int]:
     if not ks or ks[0] < 1:
         raise click.BadParameter("every k must be >= 1")
     return ks
+
+
+def _report_options(command: F) -> F:
+    """``--json PATH`` and ``-q/--quiet``, shared by every benchmark command."""
+    command = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(command)
+    return click.option(
+        "--json",
+        "json_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the JSON report here ('-' = stdout).",
+    )(command)
 
 
 @click.group()
@@ -124,13 +137,7 @@ def _print_locomo(report: dict[str, Any]) -> None:
 @click.option(
     "--ablate", is_flag=True, help="One row per added term/generator (cosine → +facts → ...)."
 )
-@click.option(
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the JSON report here ('-' = stdout).",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@_report_options
 @click.pass_context
 def bench_locomo(
     ctx: click.Context,
@@ -165,13 +172,7 @@ def bench_locomo(
 
 @bench.command("mab")
 @click.argument("file", type=_FILE)
-@click.option(
-    "--json",
-    "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the JSON report here ('-' = stdout).",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@_report_options
 @click.pass_context
 def bench_mab(ctx: click.Context, file: Path, json_path: Path | None, quiet: bool) -> None:
     """MemoryAgentBench FactConsolidation with no reader (deterministic resolver)."""

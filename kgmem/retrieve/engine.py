@@ -26,7 +26,7 @@ from kgmem.errors import ConversationNotFound
 from kgmem.ingest.embed import Embedder
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.plan import EntityIndex, Planner, QueryPlan, plan
+from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
 from kgmem.retrieve.resolve import relevant_rows, resolve_current
 from kgmem.retrieve.score import (
     Candidate,
@@ -42,17 +42,8 @@ __all__ = ["ALL_GENERATORS", "EngineConfig", "SearchEngine", "SearchResult"]
 EngineName = Literal["cosine", "linked", "rrf"]
 FactSourceChoice = Literal["annotation", "extracted", "both"]
 
-#: every generator the linked engine knows, in ablation order
-ALL_GENERATORS = (
-    "dense_turns",
-    "dense_facts",
-    "fulltext",
-    "entity",
-    "window",
-    "events",
-    "timeline",
-    "hop",
-)
+#: every generator the linked engine knows, in ablation order (the planner budgets the same set)
+ALL_GENERATORS = GENERATORS
 
 
 @dataclass(frozen=True)
