@@ -13,7 +13,9 @@ Every test under ``tests/integration`` gets the ``integration`` marker.
 
 from __future__ import annotations
 
+import json
 import socket
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,10 +23,13 @@ import neo4j
 import pytest
 from neo4j.exceptions import DriverError, Neo4jError
 
+from kgmem.api import Memory
 from kgmem.config import Settings
+from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.store.server import LocalNeo4j
 
 HERE = Path(__file__).resolve().parent
+SAMPLE_CHAT = HERE.parents[1] / "examples" / "sample_chat.json"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -102,3 +107,22 @@ def driver(settings: Settings) -> Iterator[neo4j.Driver]:
         settings.neo4j_uri, auth=(settings.neo4j_user, password), notifications_min_severity="OFF"
     ) as drv:
         yield drv
+
+
+@pytest.fixture(scope="module")
+def memory(settings: Settings) -> Iterator[Memory]:
+    """A `Memory` on the session's Neo4j, one per test module."""
+    with Memory.from_settings(settings) as mem:
+        yield mem
+
+
+@pytest.fixture(scope="module")
+def conversation(memory: Memory, request: pytest.FixtureRequest) -> Iterator[str]:
+    """examples/sample_chat.json under a unique conversation id (extracted facts), forgotten
+    after the module."""
+    raw = json.loads(SAMPLE_CHAT.read_text(encoding="utf-8"))
+    module = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    raw["conversation_id"] = f"it-{module}-{uuid.uuid4().hex[:8]}"
+    memory.add_conversation(parse_chat_conversation(raw), facts="extracted")
+    yield raw["conversation_id"]
+    memory.forget(raw["conversation_id"])

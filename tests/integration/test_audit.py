@@ -3,15 +3,10 @@ the networkx evidence subgraph and its drawings, and the EXACT / SUPPORTED grade
 
 from __future__ import annotations
 
-import json
 import re
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
 import matplotlib
 import neo4j
-import pytest
 
 from kgmem.api import Memory
 from kgmem.audit import (
@@ -22,29 +17,11 @@ from kgmem.audit import (
     grade,
     plot_terms,
 )
-from kgmem.config import Settings
-from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.models import QuestionRecord
 from kgmem.store.catalogue import catalogue
 
 matplotlib.use("Agg")
 
-SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample_chat.json"
-
-
-@pytest.fixture(scope="module")
-def memory(settings: Settings) -> Iterator[Memory]:
-    with Memory.from_settings(settings) as mem:
-        yield mem
-
-
-@pytest.fixture(scope="module")
-def conversation(memory: Memory) -> Iterator[str]:
-    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
-    raw["conversation_id"] = f"it-audit-{uuid.uuid4().hex[:8]}"
-    memory.add_conversation(parse_chat_conversation(raw), facts="extracted")
-    yield raw["conversation_id"]
-    memory.forget(raw["conversation_id"])
 
 
 def _browser_params(conversation: str) -> dict[str, dict[str, object]]:

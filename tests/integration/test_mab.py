@@ -3,9 +3,9 @@ no-reader chain resolver and the benchmark targets (6K file: single-hop ≥ 98, 
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
-import os
 from pathlib import Path
 
 import pytest

@@ -6,45 +6,23 @@ In-process (``mcp.Client(server)``) for the tool contracts, and once over stdio 
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.mcp import build_server
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "examples" / "sample_chat.json"
-
-
-@pytest.fixture(scope="module")
-def memory(settings: Settings) -> Iterator[Memory]:
-    with Memory.from_settings(settings) as mem:
-        yield mem
-
-
-@pytest.fixture(scope="module")
-def conversation(memory: Memory) -> Iterator[str]:
-    """The sample chat under a unique conversation id, forgotten afterwards."""
-    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
-    raw["conversation_id"] = f"it-mcp-{uuid.uuid4().hex[:8]}"
-    memory.add_conversation(parse_chat_conversation(raw), facts="extracted")
-    yield raw["conversation_id"]
-    memory.forget(raw["conversation_id"])
 
 
 def _call(server: Any, name: str, arguments: dict[str, Any]) -> Any:

@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import re
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +20,8 @@ from click.testing import CliRunner
 from kgmem.api import Memory
 from kgmem.config import Settings
 from kgmem.errors import ReaderError
-from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.reader import ABSTENTION, Reader, ask
 
-SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample_chat.json"
 QUESTION = "Where did Ana move to?"
 
 #: a scripted reply: (status, body) from the parsed request
@@ -94,21 +90,6 @@ def stub() -> Iterator[Stub]:
     yield server
     server.server.shutdown()
     server.server.server_close()
-
-
-@pytest.fixture(scope="module")
-def memory(settings: Settings) -> Iterator[Memory]:
-    with Memory.from_settings(settings) as mem:
-        yield mem
-
-
-@pytest.fixture(scope="module")
-def conversation(memory: Memory) -> Iterator[str]:
-    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
-    raw["conversation_id"] = f"it-reader-{uuid.uuid4().hex[:8]}"
-    memory.add_conversation(parse_chat_conversation(raw), facts="extracted")
-    yield raw["conversation_id"]
-    memory.forget(raw["conversation_id"])
 
 
 def test_cited_answer_passes_the_lock(stub: Stub, memory: Memory, conversation: str) -> None:
