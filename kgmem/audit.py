@@ -296,13 +296,13 @@ def grade(
         ``{"question_id", "category", "question", "exact": bool, "supported": bool,
         "gold": [ids], "gold_ranks": {id: 1-based rank or None}}``.
     """
+    from kgmem.bench.locomo import evidence_support
     from kgmem.bench.metrics import normalize_answer
 
     top = result.hits[:k]
     top_ids = [hit.turn_id for hit in top]
     gold = set(question.evidence)
-    co_cited = memory.store.read("read/co_cited_turns", turn_ids=sorted(gold)) if gold else []
-    support = gold | {row["turn_id"] for row in co_cited}
+    support = evidence_support(memory, question.evidence)
     answer = normalize_answer(question.answer)
     contains = bool(answer) and any(answer in normalize_answer(hit.text) for hit in top)
     return {

@@ -45,7 +45,7 @@ from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, QuestionRecord
 from kgmem.retrieve.engine import EngineConfig
 
-__all__ = ["SCHEMA", "fact_coverage", "git_commit", "run_locomo_bench"]
+__all__ = ["SCHEMA", "evidence_support", "fact_coverage", "git_commit", "run_locomo_bench"]
 
 SCHEMA = "kgmem.bench.locomo/1"
 SCORED_CATEGORIES = (1, 2, 3, 4)
@@ -68,14 +68,22 @@ def git_commit() -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
+def evidence_support(memory: Memory, evidence: Sequence[str]) -> set[str]:
+    """The gold turns plus every turn that shares a fact with one (one Fact CITES both): the
+    turn part of the SUPPORTED grade (the other part is containing the gold answer)."""
+    support = set(evidence)
+    if support:
+        rows = memory.store.read("read/co_cited_turns", turn_ids=sorted(support))
+        support.update(row["turn_id"] for row in rows)
+    return support
+
+
 def _supporting_turns(
     memory: Memory, question: QuestionRecord, normalized: dict[str, str]
 ) -> set[str]:
     """Turns whose retrieval SUPPORTS the answer: gold turns, turns sharing a fact with a gold
     turn (one Fact CITES both), and turns whose text contains the normalised gold answer."""
-    support = set(question.evidence)
-    rows = memory.store.read("read/co_cited_turns", turn_ids=sorted(support))
-    support.update(row["turn_id"] for row in rows)
+    support = evidence_support(memory, question.evidence)
     answer = normalize_answer(question.answer)
     if answer:
         prefix = f"{question.conversation_id}:"

@@ -17,7 +17,6 @@ multi-hop questions over it. Nothing here reads gold answers except the scorer.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -34,6 +33,7 @@ from kgmem.ingest.numbered import (
     entity_key,
     fact_rows,
     ingest_numbered,
+    json_rows,
     parse_numbered_facts,
 )
 from kgmem.store.driver import Store
@@ -773,15 +773,7 @@ def _lane(name: str) -> str:
 
 
 def _bench_rows(path: Path) -> list[dict[str, Any]]:
-    try:
-        doc: Any = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise MalformedInput(
-            f"invalid JSON: {exc.msg} at line {exc.lineno}", file=str(path)
-        ) from exc
-    rows = doc.get("data") if isinstance(doc, dict) else doc
-    if not isinstance(rows, list):
-        raise MalformedInput("expected a list of rows or an object with 'data'", file=str(path))
+    rows = json_rows(path.read_text(encoding="utf-8-sig"), path)
     for i, row in enumerate(rows):
         ok = (
             isinstance(row, dict)

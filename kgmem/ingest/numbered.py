@@ -262,6 +262,24 @@ def parse_numbered_facts(text: str, *, source: str = "<text>") -> ParsedFacts:
     return parsed
 
 
+def json_rows(raw: str, path: Path) -> list[Any]:
+    """The rows of a MemoryAgentBench-style JSON document: a list, or an object's ``data``.
+
+    Raises:
+        MalformedInput: invalid JSON, or neither shape.
+    """
+    try:
+        doc: Any = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise MalformedInput(
+            f"invalid JSON: {exc.msg} at line {exc.lineno}", file=str(path)
+        ) from exc
+    rows = doc.get("data") if isinstance(doc, dict) else doc
+    if not isinstance(rows, list):
+        raise MalformedInput("expected a list of rows or an object with 'data'", file=str(path))
+    return rows
+
+
 def load_numbered_file(path: Path) -> list[tuple[str, str]]:
     """Read a numbered fact file: MemoryAgentBench JSON (``data`` rows with ``context``) or text.
 
@@ -279,15 +297,7 @@ def load_numbered_file(path: Path) -> list[tuple[str, str]]:
     raw = path.read_text(encoding="utf-8-sig")
     if not raw.lstrip().startswith(("{", "[")):
         return [(path.stem, raw)]
-    try:
-        doc: Any = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise MalformedInput(
-            f"invalid JSON: {exc.msg} at line {exc.lineno}", file=str(path)
-        ) from exc
-    rows = doc.get("data") if isinstance(doc, dict) else doc
-    if not isinstance(rows, list):
-        raise MalformedInput("expected a list of rows or an object with 'data'", file=str(path))
+    rows = json_rows(raw, path)
     out: list[tuple[str, str]] = []
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("context"), str):

@@ -10,7 +10,7 @@ switches, connection drops) with back-off; kgmem adds no retry loop of its own.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import neo4j
@@ -185,16 +185,6 @@ class Store:
             if progress is not None:
                 progress(len(batch))
         return written
-
-    def write_many(self, steps: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        """Run several catalogue statements in ONE write transaction (all or nothing)."""
-        compiled = [(self.queries[name], params) for name, params in steps]
-
-        def work(tx: ManagedTransaction) -> None:
-            for text, params in compiled:
-                tx.run(text, params).consume()
-
-        self.run_write(work)
 
     def explain(self, name: str) -> None:
         """``EXPLAIN`` statement ``name`` (plans it without running it; catches typos)."""
