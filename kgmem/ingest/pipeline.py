@@ -15,7 +15,7 @@ from typing import Literal
 from kgmem.ingest.embed import Embedder
 from kgmem.ingest.events import group_events
 from kgmem.ingest.extract import FactExtractor
-from kgmem.ingest.supersession import assign_keys, supersession_chain
+from kgmem.ingest.supersession import assign_keys, supersession_links
 from kgmem.ingest.writer import GraphWriter
 from kgmem.models import (
     ConversationRecord,
@@ -188,7 +188,7 @@ class Ingestor:
         stored = {
             row["id"]: row for row in self.store.read("read/fact_fingerprints", conversation_id=cid)
         }
-        todo = [f for f in records if stored.get(f.id, {}).get("text") != f.text]
+        todo = [f for f in records if _changed(stored.get(f.id), f)]
         if todo:
             vectors = self.embedder.encode([f.text for f in todo])
             tick = (lambda n: progress("facts", n, len(todo))) if progress else None
@@ -213,8 +213,21 @@ class Ingestor:
         for f in records:
             if f.key:
                 keyed[f.id] = f
-        report.supersedes = self.writer.supersedes(supersession_chain(list(keyed.values())))
+            else:
+                keyed.pop(f.id, None)  # re-extracted without a key (e.g. now hypothetical)
+        report.supersedes = self.writer.supersedes(supersession_links(list(keyed.values())))
         report.events = self.writer.events(group_events(records))
+
+
+def _changed(row: dict[str, object] | None, fact: FactRecord) -> bool:
+    """A fact must be (re)written: new, or its text, key or modality differs from the store."""
+    if row is None:
+        return True
+    return (
+        row.get("text") != fact.text
+        or row.get("key") != fact.key
+        or (row.get("modality") or "asserted") != fact.modality
+    )
 
 
 def _dedupe_entities(entities: Sequence[EntityRecord]) -> list[EntityRecord]:

@@ -123,6 +123,9 @@ class GraphWriter:
                     "serial": f.serial,
                     "confidence": f.confidence,
                     "session": f.session,
+                    "modality": f.modality,
+                    "informant": f.informant,
+                    "reporter": f.reporter,
                     "embedding": vector.tolist(),
                     "cites": list(f.cites),
                     "about": [{"entity_id": e, "role": r} for e, r in f.about],
@@ -134,9 +137,19 @@ class GraphWriter:
         rows = [{"turn_id": t, "entity_id": e} for t, e in sorted(set(mentions))]
         return self._batches("write/merge_mentions", rows)
 
-    def supersedes(self, pairs: Sequence[tuple[str, str]]) -> int:
-        """``(newer)-[:SUPERSEDES]->(older)``; sets the older fact's ``valid_to``. Never deletes."""
-        rows = [{"newer": n, "older": o} for n, o in pairs]
+    def supersedes(self, links: Sequence[tuple[str, ...] | tuple[str, str, str, float]]) -> int:
+        """``(newer)-[:SUPERSEDES {cue, confidence}]->(older)``; sets the older fact's
+        ``valid_to``. Never deletes. ``links``: ``(newer, older)`` pairs or
+        `kgmem.ingest.supersession.Link` ``(newer, older, cue, confidence)``."""
+        rows = [
+            {
+                "newer": link[0],
+                "older": link[1],
+                "cue": link[2] if len(link) > 2 else None,
+                "confidence": link[3] if len(link) > 3 else None,
+            }
+            for link in links
+        ]
         return self._batches("write/merge_supersedes", rows)
 
     def events(self, events: Sequence[EventRecord]) -> int:

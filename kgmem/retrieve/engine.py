@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import numpy as np
@@ -27,7 +27,8 @@ from kgmem.ingest.embed import Embedder
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
-from kgmem.retrieve.resolve import relevant_rows, resolve_current
+from kgmem.retrieve.answerable import judge, support_stems
+from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.score import (
     Candidate,
     ScoreWeights,
@@ -142,8 +143,15 @@ class SearchResult(BaseModel):
         candidates: how many distinct turns the scorer examined.
         timings_ms: ``embed`` (query embedding), ``neo4j`` (round trips), ``total``.
         hops: the stateful hop's rewritten queries, if any.
-        current: for ``current_value`` questions, one decision per supersession key: the winning
-            fact (latest serial) and the facts it supersedes.
+        current: for questions about a current or past state (``plan.state``), one decision
+            per supersession key the question names: the chosen fact (``mode`` current: the
+            latest visible value; past: the value valid then), why, and the key's other values.
+        as_of: the moment the question was asked (UTC), if given: turns observed after it were
+            invisible and relative dates in the question resolved against it.
+        answerable: False when nothing in memory supports the question for the person it
+            names (see `kgmem.retrieve.answerable`); a reader should abstain.
+        unsupported: the question's key terms that nothing about that person carries.
+        answerability: the decision's detail (terms checked, persons, reason).
     """
 
     query: str
@@ -156,15 +164,23 @@ class SearchResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     hops: list[dict[str, Any]] = Field(default_factory=list)
     current: list[dict[str, Any]] = Field(default_factory=list)
+    as_of: datetime | None = None
+    answerable: bool = True
+    unsupported: list[str] = Field(default_factory=list)
+    answerability: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class ConversationContext:
-    """What the planner knows about the conversation being searched."""
+    """What the planner knows about the conversation being searched (``support``: cached
+    answerability support stems per (persons, as_of))."""
 
     speakers: tuple[str, ...]
     latest: datetime | None
     entities: EntityIndex
+    support: dict[tuple[tuple[str, ...], datetime | None], set[str]] = field(
+        default_factory=dict
+    )
 
 
 class SearchEngine:
@@ -255,15 +271,20 @@ class SearchEngine:
         ]
         return hits, len(fused)
 
-    def _resolve_current(
-        self, params: dict[str, Any], qplan: QueryPlan, pool: list[Candidate]
+    def _resolve_state(
+        self,
+        params: dict[str, Any],
+        qplan: QueryPlan,
+        pool: list[Candidate],
+        as_of: datetime | None,
     ) -> tuple[list[Candidate], list[dict[str, Any]]]:
-        """Latest-wins per supersession key about the plan's entities (`resolve_current`);
-        the winners' turns join the pool if they are not in it yet."""
+        """Current or past value per supersession key about the plan's entities
+        (`resolve_state`); the chosen values' turns join the pool if they are not in it yet."""
         rows = self.store.read(
             "read/keyed_facts_about",
             conversation_id=params["conversation_id"],
             entity_ids=[e.id for e in qplan.entities],
+            as_of=as_of,
         )
         rows = relevant_rows(qplan.question, rows)
         if not rows:
@@ -273,8 +294,61 @@ class SearchEngine:
         if wanted:
             for row in self.store.read("read/turns_by_ids", turn_ids=wanted, **params):
                 by_id[row["turn_id"]] = gen.candidate(row, "current_value")
-        decisions = resolve_current(rows, by_id)
+        decisions = resolve_state(
+            rows,
+            by_id,
+            mode=qplan.state or "current",
+            window=qplan.time_range,
+            anchor=qplan.anchor if qplan.relation == "before" else None,
+        )
         return list(by_id.values()), decisions
+
+    def answerability(
+        self,
+        conversation_id: str,
+        qplan: QueryPlan,
+        context: ConversationContext,
+        as_of: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Whether memory supports ``qplan``'s question for the persons it names
+        (`kgmem.retrieve.answerable.judge`; one round trip per persons/as_of, then cached).
+
+        Returns:
+            ``{"answerable", "unsupported", "terms", "persons", "reason"}``.
+        """
+        persons = [e for e in qplan.entities if e.type == "person"]
+        ids = tuple(sorted({e.id for e in persons}))
+        names = sorted(
+            {s for s in context.speakers if any(s.casefold() == e.surface.casefold()
+                                                or e.id.endswith(":" + s.casefold())
+                                                for e in persons)}
+        )
+        support: set[str] = set()
+        if ids:
+            key = (ids, as_of)
+            if key not in context.support:
+                rows = self.store.read(
+                    "read/person_support",
+                    conversation_id=conversation_id,
+                    entity_ids=list(ids),
+                    names=names,
+                    as_of=as_of,
+                )
+                context.support[key] = support_stems(r["text"] for r in rows)
+            support = context.support[key]
+        decision = judge(
+            qplan.question,
+            [e.surface for e in persons],
+            [e.surface for e in persons],
+            support,
+        )
+        return {
+            "answerable": decision.answerable,
+            "unsupported": list(decision.unsupported),
+            "terms": list(decision.terms),
+            "persons": list(decision.persons),
+            "reason": decision.reason,
+        }
 
     def embed(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.encode_one(query)
@@ -287,6 +361,7 @@ class SearchEngine:
         *,
         embedding: npt.NDArray[np.float32] | None = None,
         config: EngineConfig | None = None,
+        as_of: datetime | None = None,
     ) -> SearchResult:
         """Rank the conversation's turns for ``query``.
 
@@ -296,6 +371,12 @@ class SearchEngine:
             k: number of hits (1 or more).
             embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it).
             config: override the engine's configuration for this call (ablations).
+            as_of: the moment the question is asked (timezone-aware; naive is read as UTC).
+                Turns observed after it are invisible, relative dates in the question resolve
+                against it, and "current" means current at that moment. None: now, i.e. every
+                turn is visible and relative dates resolve against the conversation's latest
+                turn (the memory's own "now"; the wall clock would put old conversations years
+                away).
 
         Returns:
             a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
@@ -307,6 +388,8 @@ class SearchEngine:
         """
         if k < 1:
             raise ValueError("k must be at least 1")
+        if as_of is not None and (as_of.tzinfo is None or as_of.utcoffset() is None):
+            as_of = as_of.replace(tzinfo=UTC)
         cfg = config or self.config
         if embedding is None:
             _ = self.embedder.model  # load once, outside the timed query embedding
@@ -317,6 +400,7 @@ class SearchEngine:
         params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
         hops: list[dict[str, Any]] = []
         current: list[dict[str, Any]] = []
+        answerability: dict[str, Any] = {}
         if cfg.engine == "cosine":
             qplan = plan(query)
             pool = gen.dense_turns(self.store, params, k)
@@ -331,7 +415,9 @@ class SearchEngine:
             hits, n_candidates = self._rrf(params, query, k, cfg)
         else:
             context = self._context(conversation_id)
-            qplan = self.planner.plan(query, entities=context.entities, reference=context.latest)
+            qplan = self.planner.plan(
+                query, entities=context.entities, reference=as_of or context.latest
+            )
             pools = gen.seed_pool(self.store, params, qplan, cfg, speakers=context.speakers)
             merged = merge_candidates(list(pools.values()))
             if cfg.generators & {"events", "timeline"}:
@@ -344,11 +430,21 @@ class SearchEngine:
                 if extra:
                     merged = merge_candidates([merged, extra])
                     gen.attach_fact_scores(self.store, params, extra, cfg)
-            if "current_value" in qplan.operators and qplan.entities:
-                merged, current = self._resolve_current(params, qplan, merged)
-            window = TimeWindow(year=qplan.named_year, month=qplan.named_month)
-            hits = score_candidates(merged, cfg.weights, window)
+            if as_of is not None:
+                merged = [c for c in merged if _aware(c.observed_at) <= as_of]
+            if qplan.state is not None and qplan.entities:
+                merged, current = self._resolve_state(params, qplan, merged, as_of)
+            day = qplan.time_range
+            window = TimeWindow(
+                year=qplan.named_year,
+                month=qplan.named_month,
+                day=(day.start, day.end)
+                if day is not None and day.granularity in ("day", "weekend")
+                else None,
+            )
+            hits = order_hits(score_candidates(merged, cfg.weights, window), current)
             n_candidates = len(merged)
+            answerability = self.answerability(conversation_id, qplan, context, as_of)
         t_end = time.perf_counter()
         return SearchResult(
             query=query,
@@ -365,5 +461,17 @@ class SearchEngine:
                 "read_path": round((t_end - t_embed) * 1000, 3),
             },
             hops=hops,
-            current=current,
+            current=[
+                {k: v for k, v in d.items() if k not in ("winner_turns", "other_turns")}
+                | {"turns": d["winner_turns"]}
+                for d in current
+            ],
+            as_of=as_of,
+            answerable=answerability.get("answerable", True),
+            unsupported=answerability.get("unsupported", []),
+            answerability=answerability,
         )
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

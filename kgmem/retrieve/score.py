@@ -7,6 +7,10 @@ multi-hop ALL@10 9.6 → 24.1 with MiniLM):
           + w_fact     · max cos(fact citing the turn, q)      (w_fact = 0.2)
           + w_adjacent if the turn sits beside one of the top-3 turns of the same session (0.06)
           + w_time     if the turn lies in the month or year the question names          (0.05)
+          ± w_date     when the question names one day (or weekend): + if the turn's resolved
+                       event time (else the time it was said) falls in it, - if the turn's
+                       fact is dated to another day (issue 11: "last Thursday" asked on a
+                       Monday must not match a turn that merely says "last Thursday")    (0.2)
 
 Cosines are raw cosine similarities in [-1, 1]; the score is their weighted sum and is only
 meaningful for ranking. Candidates reach the scorer from small generator pools; the scorer
@@ -31,6 +35,7 @@ class ScoreWeights:
 
     Attributes:
         fact / adjacent / time: the first-cut terms (design.md §3.4).
+        date: the day-match term (see module docstring).
         signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
             [0, 1]): ``bm25`` (BM25 score / the best BM25 score of the query's pool),
             ``entity`` (linked to a resolved non-speaker entity), ``event`` (a member of an
@@ -41,6 +46,7 @@ class ScoreWeights:
     fact: float = 0.2
     adjacent: float = 0.06
     time: float = 0.05
+    date: float = 0.2
     adjacent_top: int = 3
     signals: tuple[tuple[str, float], ...] = ()
 
@@ -54,6 +60,20 @@ class TimeWindow:
 
     year: int | None = None
     month: int | None = None
+    day: tuple[datetime, datetime] | None = None
+
+    def on_day(self, c: Candidate) -> float:
+        """+1 when ``c`` is dated (event time, else said) inside `day`, -1 when its event time
+        lies outside it, 0 when no day is named."""
+        if self.day is None:
+            return 0.0
+        start, end = self.day
+        when = c.event_time or c.observed_at
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=start.tzinfo)
+        if start <= when < end:
+            return 1.0
+        return -1.0 if c.event_time is not None else 0.0
 
     def contains(self, when: datetime | None) -> bool:
         if when is None or (self.year is None and self.month is None):
@@ -122,6 +142,8 @@ def score_candidates(
             window.contains(c.observed_at) or window.contains(c.event_time)
         )
         terms["time"] = weights.time if in_window else 0.0
+        if window is not None and window.day is not None and weights.date:
+            terms["date"] = weights.date * window.on_day(c)
         for name, value in c.bonus.items():
             weighted = weights.signal(name) * value
             if weighted:
