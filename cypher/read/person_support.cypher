@@ -1,14 +1,13 @@
-// What memory holds about the persons a question names, for answerability: the texts of
-// asserted or negated facts whose subject is one of $entity_ids, and turns spoken by $names
-// except turns whose every fact is a plan, hypothetical, question or report (a turn with no
-// fact at all counts). Facts and turns observed after $as_of (if given) are invisible.
+// What memory asserts, for answerability (kgmem.retrieve.answerable): every asserted or
+// negated fact whose subject is a person, with that person's entity id (kind 'fact'), and the
+// text of every turn except turns whose every fact is a plan, hypothetical, question or report
+// (kind 'turn'; a turn with no fact counts). Facts and turns observed after $as_of (if given)
+// are invisible.
 // :param conversation_id => 'conv-26'
-// :param entity_ids => ['conv-26:e:person:caroline']
-// :param names => ['Caroline']
 // :param as_of => null
 CALL {
   MATCH (t:Turn {conversation_id: $conversation_id})
-  WHERE t.speaker IN $names AND ($as_of IS NULL OR t.observed_at <= $as_of)
+  WHERE ($as_of IS NULL OR t.observed_at <= $as_of)
     AND NOT (
       EXISTS { MATCH (t)<-[:CITES]-(:Fact) }
       AND NOT EXISTS {
@@ -16,13 +15,15 @@ CALL {
         WHERE coalesce(g.modality, 'asserted') IN ['asserted', 'negated']
       }
     )
-  RETURN t.text AS text
+  RETURN 'turn' AS kind, null AS subject, t.text AS text
   UNION ALL
   MATCH (f:Fact {conversation_id: $conversation_id})
   WHERE coalesce(f.modality, 'asserted') IN ['asserted', 'negated']
     AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
-    AND (f.subject IN $entity_ids OR EXISTS {
-          MATCH (f)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE e.id IN $entity_ids })
-  RETURN f.text AS text
+  OPTIONAL MATCH (s:Entity {id: f.subject, type: 'person'})
+  OPTIONAL MATCH (f)-[:ABOUT {role: 'subject'}]->(p:Entity {type: 'person'})
+  WITH f, coalesce(s.id, p.id) AS subject
+  WHERE subject IS NOT NULL
+  RETURN DISTINCT 'fact' AS kind, subject, f.text AS text
 }
-RETURN text
+RETURN kind, subject, text

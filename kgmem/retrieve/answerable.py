@@ -1,20 +1,24 @@
 """Answerability: does anything in memory support the question *for the person it names*?
 
-A question is judged at the level of facts, not of the whole conversation's words: its key
-content terms (`content_terms`: the question's words minus question words, function words,
-generic verbs and nouns, and the names it resolves) are looked up, Snowball-stemmed, in the
-*support* of the persons it names (``read/person_support``): the asserted or negated facts
-whose subject is that person and the turns that person spoke (a turn whose only facts are
-plans, hypotheticals, questions or reports does not count). A term found nowhere there is
-*unsupported*. The question is unanswerable when at least `MIN_UNSUPPORTED` terms are
-unsupported and they make up at least `UNSUPPORTED_SHARE` of its terms.
+Support is judged at the level of facts, not of the conversation's words. The question's key
+content terms (`content_terms`: its words minus question words, function words, generic verbs
+and nouns and the names of the persons it names) are Snowball-stemmed and matched against the
+*asserted or negated* facts of the conversation whose subject is a person
+(``read/person_support``; plans, hypotheticals, questions and reports never support). The
+question is **unanswerable** when
 
-"What keyboard does Sol own?" is unanswerable when the only keyboard is an assistant's
-suggestion (a hypothetical about Sol); "What is Uma's parrot called?" when only a dog is
-known. LoCoMo's adversarial questions (category 5, Maharana et al., ACL 2024) mostly ask
-about the *other* speaker, which is this case; the constants were chosen on the LoCoMo dev
-split by leave-one-conversation-out (README "Answerability"). A question that names no person
-is always answerable (nothing to check it against).
+- **another person's best fact** covers at least `SWAP_MARGIN` more key terms than the best
+  fact about the person the question names, and that best fact covers at most
+  `MAX_OWN_SHARE` of the terms — the question asks about someone what memory holds about
+  someone else (LoCoMo's adversarial category 5, Maharana et al., ACL 2024, is mostly this); or
+- **no key term occurs anywhere** in what memory asserts (facts, and turns that are not only
+  plans, hypotheticals, questions or reports): "What is Uma's parrot called?" when only a dog
+  is known; "What keyboard does Sol own?" when the only keyboard is an assistant's suggestion.
+
+The terms not found in any fact about the named person are reported as ``unsupported``. A
+question that names no person is answerable (there is nothing to hold it against). The rule
+and its constants were chosen on the LoCoMo dev split (categories 1-4 against 5) and checked by
+leave-one-conversation-out (README "Answerability").
 """
 
 from __future__ import annotations
@@ -26,19 +30,19 @@ from dataclasses import dataclass
 import snowballstemmer
 
 __all__ = [
-    "MIN_UNSUPPORTED",
-    "UNSUPPORTED_SHARE",
+    "MAX_OWN_SHARE",
+    "SWAP_MARGIN",
     "Answerability",
+    "Support",
     "content_terms",
     "judge",
     "stems",
-    "support_stems",
 ]
 
-#: an unanswerable question has at least this many unsupported terms ...
-MIN_UNSUPPORTED = 1
-#: ... making up at least this share of its content terms (dev-calibrated, see module docstring)
-UNSUPPORTED_SHARE = 0.5
+#: another person's best fact must cover this many more key terms than the named person's ...
+SWAP_MARGIN = 1
+#: ... whose best fact covers at most this share of them (dev-calibrated, see module docstring)
+MAX_OWN_SHARE = 0.5
 
 _STEMMER = snowballstemmer.stemmer("english")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -56,7 +60,7 @@ _STOP = frozenset(
     like likes liked usually often ever still now currently these days anymore recently
     kind kinds type types sort sorts thing things stuff way ways lot lots time times
     name names named call calls called first last next new old many much more most some any
-    all both each other another same different own
+    all both each other another same different own common
     person people favorite favourite
     """.split()
 )
@@ -105,41 +109,72 @@ class Answerability:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class Support:
+    """What memory asserts in one conversation (as of one moment), stemmed.
+
+    Attributes:
+        facts: ``(person entity id, stems)`` per asserted/negated fact about a person.
+        everything: stems of every asserted fact and every turn that is not only plans,
+            hypotheticals, questions or reports.
+    """
+
+    facts: tuple[tuple[str, frozenset[str]], ...]
+    everything: frozenset[str]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[dict[str, object]]) -> Support:
+        """From ``read/person_support`` rows (kind, subject, text)."""
+        facts: list[tuple[str, frozenset[str]]] = []
+        everything: set[str] = set()
+        for row in rows:
+            words = frozenset(stems(_WORD.findall(str(row["text"]))))
+            everything |= words
+            if row["kind"] == "fact" and row["subject"]:
+                facts.append((str(row["subject"]), words))
+        return cls(tuple(facts), frozenset(everything))
+
+
 def judge(
     question: str,
-    persons: Sequence[str],
-    names: Sequence[str],
-    support: set[str],
+    persons: Sequence[tuple[str, str]],
+    support: Support,
     *,
-    min_unsupported: int = MIN_UNSUPPORTED,
-    share: float = UNSUPPORTED_SHARE,
+    margin: int = SWAP_MARGIN,
+    own_share: float = MAX_OWN_SHARE,
 ) -> Answerability:
-    """Decide answerability from the persons' support stems.
+    """Decide answerability (see the module docstring for the rule).
 
     Args:
         question: the question.
-        persons: display names of the persons it names (empty: always answerable).
-        names: every resolved entity surface in the question (excluded from the terms).
-        support: Snowball stems of the persons' support texts (see `stems`).
-        min_unsupported / share: the decision thresholds (defaults: the calibrated ones).
+        persons: ``(entity id, surface)`` of each person the question names (none: answerable).
+        support: what memory asserts (`Support`).
+        margin / own_share: the decision constants (defaults: the calibrated ones).
     """
+    names = [surface for _, surface in persons]
     terms = content_terms(question, names)
     if not persons:
         return Answerability(True, (), tuple(terms), (), "names no person")
     if not terms:
-        return Answerability(True, (), (), tuple(persons), "no content terms")
-    unsupported = tuple(t for t, s in zip(terms, stems(terms), strict=True) if s not in support)
-    bad = len(unsupported) >= min_unsupported and len(unsupported) / len(terms) >= share
-    reason = (
-        f"{len(unsupported)} of {len(terms)} key terms not in anything about "
-        f"{', '.join(persons)}"
+        return Answerability(True, (), (), tuple(names), "no content terms")
+    asked = set(stems(terms))
+    ids = {entity_id for entity_id, _ in persons}
+    own = [words for subject, words in support.facts if subject in ids]
+    others = [words for subject, words in support.facts if subject not in ids]
+    best_own = max((len(asked & words) for words in own), default=0)
+    best_other = max((len(asked & words) for words in others), default=0)
+    own_words = frozenset().union(*own) if own else frozenset()
+    unsupported = tuple(t for t, s in zip(terms, stems(terms), strict=True) if s not in own_words)
+    if not asked & support.everything:
+        return Answerability(
+            False, unsupported, tuple(terms), tuple(names), "no key term occurs in memory"
+        )
+    if best_other - best_own >= margin and best_own <= own_share * len(asked):
+        reason = (
+            f"another person's fact covers {best_other} of {len(asked)} key terms, the best "
+            f"fact about {', '.join(names)} {best_own}"
+        )
+        return Answerability(False, unsupported, tuple(terms), tuple(names), reason)
+    return Answerability(
+        True, unsupported, tuple(terms), tuple(names), f"best fact covers {best_own} of {len(asked)}"
     )
-    return Answerability(not bad, unsupported, tuple(terms), tuple(persons), reason)
-
-
-def support_stems(texts: Iterable[str]) -> set[str]:
-    """Stems of every word of ``texts`` (the support side of `judge`)."""
-    out: set[str] = set()
-    for text in texts:
-        out.update(stems(_WORD.findall(text)))
-    return out

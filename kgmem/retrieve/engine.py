@@ -27,7 +27,7 @@ from kgmem.ingest.embed import Embedder
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
-from kgmem.retrieve.answerable import judge, support_stems
+from kgmem.retrieve.answerable import Support, judge
 from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.score import (
     Candidate,
@@ -178,9 +178,7 @@ class ConversationContext:
     speakers: tuple[str, ...]
     latest: datetime | None
     entities: EntityIndex
-    support: dict[tuple[tuple[str, ...], datetime | None], set[str]] = field(
-        default_factory=dict
-    )
+    support: dict[datetime | None, Support] = field(default_factory=dict)
 
 
 class SearchEngine:
@@ -311,37 +309,22 @@ class SearchEngine:
         as_of: datetime | None = None,
     ) -> dict[str, Any]:
         """Whether memory supports ``qplan``'s question for the persons it names
-        (`kgmem.retrieve.answerable.judge`; one round trip per persons/as_of, then cached).
+        (`kgmem.retrieve.answerable.judge`; one round trip, cached per conversation when
+        ``as_of`` is None).
 
         Returns:
             ``{"answerable", "unsupported", "terms", "persons", "reason"}``.
         """
-        persons = [e for e in qplan.entities if e.type == "person"]
-        ids = tuple(sorted({e.id for e in persons}))
-        names = sorted(
-            {s for s in context.speakers if any(s.casefold() == e.surface.casefold()
-                                                or e.id.endswith(":" + s.casefold())
-                                                for e in persons)}
-        )
-        support: set[str] = set()
-        if ids:
-            key = (ids, as_of)
-            if key not in context.support:
-                rows = self.store.read(
-                    "read/person_support",
-                    conversation_id=conversation_id,
-                    entity_ids=list(ids),
-                    names=names,
-                    as_of=as_of,
-                )
-                context.support[key] = support_stems(r["text"] for r in rows)
-            support = context.support[key]
-        decision = judge(
-            qplan.question,
-            [e.surface for e in persons],
-            [e.surface for e in persons],
-            support,
-        )
+        persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
+        support = context.support.get(as_of)
+        if support is None and persons:
+            rows = self.store.read(
+                "read/person_support", conversation_id=conversation_id, as_of=as_of
+            )
+            support = Support.from_rows(rows)
+            if as_of is None:  # cached until the conversation is written to
+                context.support[as_of] = support
+        decision = judge(qplan.question, persons, support or Support((), frozenset()))
         return {
             "answerable": decision.answerable,
             "unsupported": list(decision.unsupported),
