@@ -446,6 +446,8 @@ class _TurnContext:
         self.token_entity = dict(token_entity)
         self.resolver = resolver
         self.subst: dict[int, str] = {}
+        #: (entity id, name) of the last clause subject that was a named non-speaker person
+        self.last_person: tuple[str, str] | None = None
         self.vocatives = _vocatives(doc, resolver)
         speaker_rec = resolver.resolve(speaker, "person")
         addr_rec = resolver.resolve(addressee, "person") if addressee else None
@@ -764,6 +766,15 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
             # "Pia told me she can't stand jazz": "she" is the one who told
             ctx.subst[subj.i] = found[1]
             ctx.token_entity[subj.i] = found[0]
+    if (
+        subj is not None
+        and subj.lower_ in ("he", "she")
+        and subj.i not in ctx.subst
+        and ctx.last_person is not None
+    ):
+        # "Ivy has been taken off Orchid; she works on Juniper now": within one turn, he/she
+        # after a clause about a named (non-speaker) person is that person
+        ctx.subst[subj.i], ctx.token_entity[subj.i] = ctx.last_person[1], ctx.last_person[0]
     if subj is not None:
         low = subj.lower_
         if subj.i not in ctx.subst and (
@@ -922,4 +933,7 @@ def clauses_of(
                 clause = _clause(tok, ctx, speaker)
                 if clause is not None:
                     out.append(clause)
+                    subject = clause.subject_entity
+                    if subject and ":e:person:" in subject and clause.subject_text != speaker:
+                        ctx.last_person = (subject, clause.subject_text)
     return out

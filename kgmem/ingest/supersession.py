@@ -203,6 +203,7 @@ _OWN_VERBS = _nouns("own buy purchase sell lose get")
 _HOBBY_VERBS = _nouns("play practice practise join quit take_up do")
 _LIKE_VERBS = _nouns("like love enjoy hate dislike adore prefer obsess")
 _PET_VERBS = _nouns("have adopt get own rescue lose rehome give foster")
+_OFF_VERBS = _nouns("take_off pull_off move_off remove_from take_off_of pull_off_of")
 _CHANGE_VERBS = _nouns("quit stop leave lose sell give_up give_away go_off rehome drop")
 
 FAMILY_WORDS: Mapping[str, frozenset[str]] = MappingProxyType(
@@ -302,6 +303,8 @@ def classify(fact: FactRecord) -> tuple[str, str] | None:
         return "residence", ""
     if verb == "rent" and wordset & _HOMES:
         return "residence", ""
+    if positive in _OFF_VERBS:  # "taken off Orchid", "pulled me off billing": a retraction
+        return "assignment", ""
     if positive in _ASSIGNMENT_VERBS or verb in ("lead", "head", "manage"):
         return "assignment", ""
     if verb in ("be", "join", "switch", "transfer", "assign") and wordset & _TEAMS:

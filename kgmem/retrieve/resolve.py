@@ -111,8 +111,11 @@ def _past_choice(
             text = {w.lower() for w in re.findall(r"[A-Za-z0-9]{3,}", str(row.get("text", "")))}
             if i > 0 and words and words <= text:
                 return i - 1, f"value before the one naming {anchor!r}"
-    if len(ordered) > 1:
-        return len(ordered) - 2, "the value before the current one"
+    current_turns = set(ordered[-1]["cites"]) if ordered else set()
+    for i in range(len(ordered) - 2, -1, -1):
+        row = ordered[i]
+        if row.get("modality") != "negated" and not set(row["cites"]) & current_turns:
+            return i, "the last value before the current one"
     return None
 
 
