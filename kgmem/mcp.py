@@ -71,11 +71,19 @@ class TurnOut(BaseModel):
 
 
 class SearchOutput(BaseModel):
-    """``search_memory``'s answer: turns best first."""
+    """``search_memory``'s answer: turns best first.
+
+    Attributes:
+        answerable: False when nothing in memory supports the question for the person it
+            names (say so instead of answering from the turns).
+        unsupported: the question's key terms nothing about that person carries.
+    """
 
     conversation_id: str
     query: str
     hits: list[TurnOut]
+    answerable: bool = True
+    unsupported: list[str] = Field(default_factory=list)
     note: str = _CITE
 
 
@@ -164,7 +172,8 @@ def build_server(memory: Memory, conversation_id: str, *, k: int = DEFAULT_K) ->
     @server.tool()
     def search_memory(query: str) -> SearchOutput:
         """Search the conversation's memory: the turns that bear on `query`, best first, each
-        with its turn_id, date, speaker and text."""
+        with its turn_id, date, speaker and text, and whether memory supports the question
+        at all (`answerable`; when false, answer "not in memory")."""
         try:
             result = memory.search(query, conversation_id, k)
         except KgmemError as exc:
@@ -182,7 +191,17 @@ def build_server(memory: Memory, conversation_id: str, *, k: int = DEFAULT_K) ->
             )
             for h in result.hits
         ]
-        return SearchOutput(conversation_id=conversation_id, query=query, hits=hits)
+        return SearchOutput(
+            conversation_id=conversation_id,
+            query=query,
+            hits=hits,
+            answerable=result.answerable,
+            unsupported=result.unsupported,
+            note=_CITE
+            if result.answerable
+            else "Memory does not support this question for the person it names; say it is "
+            "not in memory. " + _CITE,
+        )
 
     @server.tool()
     def read_turns(turn_id: str, window: int = 2) -> TurnsOutput:

@@ -716,10 +716,10 @@ def _resolve_reporter(tok: Token, ctx: _TurnContext) -> tuple[str, str] | None:
     if tok.i in ctx.token_entity:
         entity_id = ctx.token_entity[tok.i]
         return entity_id, ctx.subst.get(tok.i) or _span_text(tok, ctx)
-    name_tok = tok if tok.pos_ == "PROPN" else None
+    name_tok = tok if _looks_like_name(tok) else None
     if name_tok is None:
         name_tok = next(
-            (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None
+            (c for c in tok.children if c.dep_ == "appos" and _looks_like_name(c)), None
         )
     if name_tok is None:
         return None
@@ -731,6 +731,11 @@ def _resolve_reporter(tok: Token, ctx: _TurnContext) -> tuple[str, str] | None:
         return None
     ctx.token_entity[name_tok.i] = rec.id
     return rec.id, rec.name
+
+
+def _looks_like_name(tok: Token) -> bool:
+    """A proper noun, or a capitalised noun the tagger missed ("Pia said …" tags Pia NOUN)."""
+    return tok.pos_ == "PROPN" or (tok.pos_ == "NOUN" and tok.text[:1].isupper())
 
 
 def _span_text(tok: Token, ctx: _TurnContext) -> str:
