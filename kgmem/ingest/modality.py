@@ -111,15 +111,15 @@ def clause_modality(
         parent = ancestor.head
         if ancestor.dep_ == "ccomp" and parent.lemma_.lower() in _WISH_HEADS:
             return "hypothetical"
-        if ancestor.dep_ == "xcomp" and parent.lemma_.lower() in _INTENT:
-            return "planned"
+        if ancestor.dep_ == "xcomp" and parent.lemma_.lower() in _INTENT and parent.tag_ != "VBD":
+            return "planned"  # "I want to move", not "I wanted to feel closer"
         ancestor = parent
     if aux_words & _FUTURE_MODALS:
         return "planned"
     if _going_to(head) or _going_to(head.head):
         return "planned"
     xcomp = next((c for c in children if c.dep_ == "xcomp"), None)
-    if head.lemma_.lower() in _INTENT and xcomp is not None:
+    if head.lemma_.lower() in _INTENT and xcomp is not None and head.tag_ != "VBD":
         return "planned"
     if (
         event_time is not None

@@ -303,10 +303,13 @@ def classify(fact: FactRecord) -> tuple[str, str] | None:
         return "residence", ""
     if verb == "rent" and wordset & _HOMES:
         return "residence", ""
-    if positive in _OFF_VERBS:  # "taken off Orchid", "pulled me off billing": a retraction
-        return "assignment", ""
-    if positive in _ASSIGNMENT_VERBS or verb in ("lead", "head", "manage"):
-        return "assignment", ""
+    entity_object = ":e:" in fact.object  # a named thing or a concrete concept, not "time"
+    if positive in _OFF_VERBS and (entity_object or wordset & _TEAMS):
+        return "assignment", ""  # "taken off Orchid", "pulled off billing": a retraction
+    if (positive in _ASSIGNMENT_VERBS or positive in ("lead", "head", "manage")) and (
+        entity_object or wordset & _TEAMS
+    ):
+        return "assignment", ""  # not "headed for greatness", "working on building confidence"
     if verb in ("be", "join", "switch", "transfer", "assign") and wordset & _TEAMS:
         return "assignment", ""
     if verb in ("attend", "go") and wordset & _SCHOOLS:
@@ -323,7 +326,7 @@ def classify(fact: FactRecord) -> tuple[str, str] | None:
         return "health", head
     if verb in _HOBBY_VERBS or (positive in _CHANGE_VERBS and wordset & _CLUBS):
         return "hobbies", head
-    if verb in _OWN_VERBS or positive in ("give_away", "get_rid_of"):
+    if (verb in _OWN_VERBS or positive in ("give_away", "get_rid_of")) and entity_object:
         return "owned", head
     if verb in _LIKE_VERBS:
         return "likes", head
@@ -408,7 +411,13 @@ def supersession_chain(facts: Sequence[FactRecord]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for group_key in sorted(groups):
         ordered = sorted(groups[group_key].values(), key=_order)
-        pairs.extend((newer.id, older.id) for older, newer in pairwise(ordered))
+        multi = group_key[1].count("|") >= 2
+        pairs.extend(
+            (newer.id, older.id)
+            for older, newer in pairwise(ordered)
+            # a multi-valued value changes only with a change cue or a negation naming it
+            if not multi or newer.modality == "negated" or change_cue(newer.text)
+        )
     return pairs
 
 
