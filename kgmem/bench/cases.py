@@ -14,6 +14,7 @@ true, True when false); ``current`` checks ``Memory.current`` / ``Memory.history
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from datetime import datetime
@@ -100,7 +101,8 @@ def _current(memory: Memory, cid: str, spec: dict[str, Any]) -> Check:
     if "cites" in spec and spec["cites"] not in cites:
         failures.append(f"current cites {cites}, expected {spec['cites']}")
     history = [
-        _local(t, cid) for r in memory.history(cid, spec["entity"], spec["relation"])
+        _local(t, cid)
+        for r in memory.history(cid, spec["entity"], spec["relation"])
         for t in r["cites"]
     ]
     if "history_cites" in spec and list(dict.fromkeys(history)) != spec["history_cites"]:
@@ -115,7 +117,9 @@ def _current(memory: Memory, cid: str, spec: dict[str, Any]) -> Check:
 
 
 def _facts(memory: Memory, cid: str, spec: dict[str, Any]) -> Check:
-    rows = memory.store.read("read/turn_facts", conversation_id=cid, turn_id=f"{cid}:{spec['turn']}")
+    rows = memory.store.read(
+        "read/turn_facts", conversation_id=cid, turn_id=f"{cid}:{spec['turn']}"
+    )
     facts = rows[0]["facts"] if rows else []
     entities = rows[0]["entities"] if rows else []
     about = spec.get("about")
@@ -123,7 +127,9 @@ def _facts(memory: Memory, cid: str, spec: dict[str, Any]) -> Check:
     failures: list[str] = []
     wants_facts = any(k in spec for k in ("modality", "subject", "not_current"))
     if wants_facts and not chosen:
-        failures.append(f"no facts for turn {spec['turn']}" + (f" about {about!r}" if about else ""))
+        failures.append(
+            f"no facts for turn {spec['turn']}" + (f" about {about!r}" if about else "")
+        )
     for f in chosen:
         if "modality" in spec and f["modality"] != spec["modality"]:
             failures.append(f"{f['text']!r}: modality {f['modality']}, expected {spec['modality']}")
@@ -177,10 +183,8 @@ def run_cases(
             continue
         conversation = parse_chat_conversation(case["conversation"], file=case["id"])
         cid = conversation.conversation_id
-        try:
+        with contextlib.suppress(ConversationNotFound):
             memory.forget(cid)
-        except ConversationNotFound:
-            pass
         memory.add_conversation(conversation, facts="extracted")
         checks = [_query(memory, cid, q) for q in case.get("queries", [])]
         if "current" in case:

@@ -231,11 +231,15 @@ def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: b
                 for check in case["checks"]:
                     mark = "PASS" if check["passed"] else "FAIL"
                     what = {
-                        "query": lambda c: f"query {c['query']!r}"
-                        + (f" as_of {c['as_of']}" if c.get("as_of") else ""),
+                        "query": lambda c: (
+                            f"query {c['query']!r}"
+                            + (f" as_of {c['as_of']}" if c.get("as_of") else "")
+                        ),
                         "current": lambda c: f"current {c['entity']} {c['relation']}",
-                        "facts": lambda c: f"facts of {c['turn']}"
-                        + (f" about {c['about']!r}" if c.get("about") else ""),
+                        "facts": lambda c: (
+                            f"facts of {c['turn']}"
+                            + (f" about {c['about']!r}" if c.get("about") else "")
+                        ),
                     }[check["kind"]](check)
                     console.print(f"  {mark}  {what}", markup=False)
                     for failure in check["failures"]:

@@ -25,7 +25,7 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
         if when:
             console.print(
                 f"    event time: {when['start'][:10]} .. {str(when['end'])[:10]}"
-                f" ({when['granularity']}, \"{when['phrase']}\")"
+                f' ({when["granularity"]}, "{when["phrase"]}")'
             )
     if explain:
         plan = result.plan

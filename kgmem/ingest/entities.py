@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from kgmem.models import EntityRecord, EntityType
 
 __all__ = [
-    "GENERIC",
     "ABSTRACT",
+    "GENERIC",
     "GREETINGS",
     "KINSHIP",
     "PRONOUNS",
@@ -204,8 +204,13 @@ def is_concept_noun(name: str) -> bool:
         return False
     head = words[-1]
     return not (
-        head in ABSTRACT or head in PRONOUNS or head in GREETINGS or head in GENERIC
-        or head in KINSHIP or head in DISCOURSE_LEAD or len(head) < 3
+        head in ABSTRACT
+        or head in PRONOUNS
+        or head in GREETINGS
+        or head in GENERIC
+        or head in KINSHIP
+        or head in DISCOURSE_LEAD
+        or len(head) < 3
     )
 
 
@@ -309,7 +314,9 @@ class EntityResolver:
             The canonical record, or None.
         """
         types: tuple[EntityType, ...] = (
-            (type_,) if type_ else ("person", "place", "organization", "work", "other", "concept", "date")
+            (type_,)
+            if type_
+            else ("person", "place", "organization", "work", "other", "concept", "date")
         )
         for t in types:
             name = normalize_surface(surface, t)

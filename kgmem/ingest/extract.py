@@ -724,7 +724,9 @@ def _resolve_reporter(tok: Token, ctx: _TurnContext) -> tuple[str, str] | None:
     if name_tok is None:
         return None
     left = name_tok.i
-    while left > 0 and ctx.doc[left - 1].pos_ in ("PROPN", "PUNCT") and ctx.doc[left - 1].text != ",":
+    while (
+        left > 0 and ctx.doc[left - 1].pos_ in ("PROPN", "PUNCT") and ctx.doc[left - 1].text != ","
+    ):
         left -= 1
     rec = ctx.resolver.resolve(ctx.doc[left : name_tok.i + 1].text, "person")
     if rec is None:

@@ -40,9 +40,16 @@ __all__ = ["CURRENT_MODALITIES", "REPORTING", "clause_modality", "reporting_subj
 CURRENT_MODALITIES: frozenset[str] = frozenset({"asserted", "negated"})
 
 #: verbs that report what someone else said or thinks (lemmas)
-REPORTING = frozenset(
+
+
+def _words(text: str) -> frozenset[str]:
+    """A word list written as one space-separated string."""
+    return frozenset(text.split())
+
+
+REPORTING = _words(
     "tell say mention report claim explain admit complain write text warn announce confess "
-    "insist reckon swear promise".split()
+    "insist reckon swear promise "
 )
 _HYPOTHETICAL_MODALS = frozenset({"would", "could", "might", "may", "should", "'d", "ought"})
 _FUTURE_MODALS = frozenset({"will", "shall", "'ll", "wo"})
@@ -102,7 +109,8 @@ def clause_modality(
         return "hypothetical"
     # the consequent of a condition: the head governs an "if"-clause
     if any(
-        c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _CONDITION_MARKS for m in c.children)
+        c.dep_ == "advcl"
+        and any(m.dep_ == "mark" and m.lower_ in _CONDITION_MARKS for m in c.children)
         for c in children
     ):
         return "hypothetical"
@@ -130,9 +138,10 @@ def clause_modality(
         return "planned"
     if any(c.dep_ == "neg" for c in children):
         return "negated"
-    if any(c.lower_ in ("longer", "anymore") and c.dep_ == "advmod" for c in head.subtree):
-        if any(c.lower_ == "no" for c in head.subtree):
-            return "negated"
+    if any(c.lower_ in ("longer", "anymore") and c.dep_ == "advmod" for c in head.subtree) and any(
+        c.lower_ == "no" for c in head.subtree
+    ):
+        return "negated"
     return "asserted"
 
 

@@ -46,23 +46,26 @@ MAX_OWN_SHARE = 0.5
 
 _STEMMER = snowballstemmer.stemmer("english")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_STOP = frozenset(
-    """
-    a an the and or but if of to in on at by for with from about into over after before
-    during since until while as than then so too very just also not no yes
-    what when where which who whom whose why how whats
-    do does did done doing is are was were be been being am has have had having
-    will would could should might may can shall must ought
-    i me my mine we us our ours you your yours he him his she her hers they them their theirs
-    it its this that these those there here someone something anything everything one ones
-    get gets got getting go goes went going gone make makes made take takes took think
-    thinks thought feel feels felt say says said tell told know knows knew want wants wanted
-    like likes liked usually often ever still now currently these days anymore recently
-    kind kinds type types sort sorts thing things stuff way ways lot lots time times
-    name names named call calls called first last next new old many much more most some any
-    all both each other another same different own common
-    person people favorite favourite
-    """.split()
+
+
+def _words(text: str) -> frozenset[str]:
+    """A word list written as one space-separated string."""
+    return frozenset(text.split())
+
+
+_STOP = _words(
+    "a an the and or but if of to in on at by for with from about into over after before "
+    "during since until while as than then so too very just also not no yes what when where "
+    "which who whom whose why how whats do does did done doing is are was were be been being "
+    "am has have had having will would could should might may can shall must ought i me my "
+    "mine we us our ours you your yours he him his she her hers they them their theirs it its "
+    "this that these those there here someone something anything everything one ones get gets "
+    "got getting go goes went going gone make makes made take takes took think thinks thought "
+    "feel feels felt say says said tell told know knows knew want wants wanted like likes "
+    "liked usually often ever still now currently these days anymore recently kind kinds type "
+    "types sort sorts thing things stuff way ways lot lots time times name names named call "
+    "calls called first last next new old many much more most some any all both each other "
+    "another same different own common person people favorite favourite "
 )
 """Function words, question words, generic verbs and nouns: never key content."""
 
@@ -70,7 +73,7 @@ _STOP = frozenset(
 def stems(words: Iterable[str]) -> list[str]:
     """Lower-cased Snowball English stems (possessive ``'s`` dropped)."""
     clean = [re.sub(r"'s?$", "", w.lower()) for w in words]
-    return _STEMMER.stemWords([w for w in clean if w])
+    return [str(w) for w in _STEMMER.stemWords([w for w in clean if w])]
 
 
 def content_terms(question: str, names: Sequence[str] = ()) -> list[str]:
@@ -176,5 +179,9 @@ def judge(
         )
         return Answerability(False, unsupported, tuple(terms), tuple(names), reason)
     return Answerability(
-        True, unsupported, tuple(terms), tuple(names), f"best fact covers {best_own} of {len(asked)}"
+        True,
+        unsupported,
+        tuple(terms),
+        tuple(names),
+        f"best fact covers {best_own} of {len(asked)}",
     )

@@ -26,8 +26,8 @@ from kgmem.errors import ConversationNotFound
 from kgmem.ingest.embed import Embedder
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
 from kgmem.retrieve.answerable import Support, judge
+from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
 from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.score import (
     Candidate,

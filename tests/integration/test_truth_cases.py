@@ -7,6 +7,7 @@ the reliability tests."""
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +62,9 @@ def test_readme_demo_current_value_comes_first(memory: Memory, conversation: str
 
 
 def test_as_of_hides_later_turns_and_moves_current(memory: Memory, conversation: str) -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    march = datetime(2024, 4, 1, tzinfo=timezone.utc)
+    march = datetime(2024, 4, 1, tzinfo=UTC)
     result = memory.search("Where does Ana live now?", conversation, k=10, as_of=march)
     assert result.as_of == march
     assert all(h.observed_at <= march for h in result.hits)

@@ -173,8 +173,10 @@ def test_last_weekday_resolves_against_the_moment_asked() -> None:
 
 
 def _row(fid: str, key: str, serial: int, when: datetime, turn: str, **kw: Any) -> dict[str, Any]:
-    return {"fact_id": fid, "key": key, "serial": serial, "valid_from": when, "text": kw.get("text", fid),
-            "cites": [turn], "modality": kw.get("modality", "asserted")}  # fmt: skip
+    return {
+        "fact_id": fid, "key": key, "serial": serial, "valid_from": when,
+        "text": kw.get("text", fid), "cites": [turn], "modality": kw.get("modality", "asserted"),
+    }  # fmt: skip
 
 
 def test_past_value_by_interval_anchor_and_previous() -> None:
