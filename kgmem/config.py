@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
     neo4j_start_timeout_s: float = 180.0
+    java_home: Path | None = Field(
+        default=None, description="Java 21+ for the local server; default: found by find_java."
+    )
 
     # --- models -----------------------------------------------------------------------------
     embedder: str = DEFAULT_EMBEDDER

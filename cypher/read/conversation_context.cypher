@@ -1,18 +1,32 @@
-// What the planner needs to know about a conversation: its speakers, its canonical entities
-// (names and aliases, for resolving names in questions) and its latest timestamp ("now").
+// What the planner needs to know about a conversation — its speakers, its canonical entities
+// (names and aliases, for resolving names in questions) and its latest timestamp ("now") — but
+// only when the caller's cached copy is stale: `version` is the Conversation node's write
+// version (a fresh UUID after every turn or entity write); when it equals $known_version the
+// three context columns are null and the cache stays. One index lookup when nothing changed.
 // :param conversation_id => 'conv-26'
-CALL {
-  MATCH (t:Turn {conversation_id: $conversation_id})
-  WITH t.speaker AS speaker, min(t.index) AS first
-  ORDER BY first
-  RETURN collect(speaker) AS speakers
+// :param known_version => null
+OPTIONAL MATCH (c:Conversation {id: $conversation_id})
+WITH c.version AS version
+CALL (version) {
+  WITH version WHERE version IS NOT NULL AND version = $known_version
+  RETURN null AS speakers, null AS latest, null AS entities, false AS changed
+  UNION ALL
+  WITH version WHERE version IS NULL OR $known_version IS NULL OR version <> $known_version
+  CALL () {
+    MATCH (t:Turn {conversation_id: $conversation_id})
+    WITH t.speaker AS speaker, min(t.index) AS first
+    ORDER BY first
+    RETURN collect(speaker) AS speakers
+  }
+  CALL () {
+    MATCH (t:Turn {conversation_id: $conversation_id})
+    RETURN max(t.observed_at) AS latest
+  }
+  CALL () {
+    MATCH (e:Entity {conversation_id: $conversation_id})
+    RETURN collect({id: e.id, name: e.name, type: e.type,
+                    aliases: coalesce(e.aliases, [])}) AS entities
+  }
+  RETURN speakers, latest, entities, true AS changed
 }
-CALL {
-  MATCH (t:Turn {conversation_id: $conversation_id})
-  RETURN max(t.observed_at) AS latest
-}
-CALL {
-  MATCH (e:Entity {conversation_id: $conversation_id})
-  RETURN collect({id: e.id, name: e.name, type: e.type, aliases: coalesce(e.aliases, [])}) AS entities
-}
-RETURN speakers, latest, entities
+RETURN version, changed, speakers, latest, entities

@@ -1,2 +1,3 @@
-CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (f:Fact) ON EACH [f.text]
+// BM25 seeds over fact text, scoped to one tenant inside Lucene (see create_fulltext_turn_text).
+CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (f:Fact) ON EACH [f.text, f.tk]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}

@@ -18,4 +18,7 @@ CALL {
   WHERE NOT EXISTS { (e)<-[:ABOUT|MENTIONS]-() }
   DETACH DELETE e RETURN count(*) AS entities
 }
+CALL {
+  MATCH (c:Conversation {id: $conversation_id}) DETACH DELETE c RETURN count(*) AS conversations
+}
 RETURN turns, facts, events, sessions, entities

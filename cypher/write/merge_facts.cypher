@@ -1,6 +1,6 @@
 // Atomic facts with embeddings, CITES edges to their source turns and ABOUT edges to entities.
 // valid_to is owned by write/merge_supersedes and never set here.
-// $rows: [{id, conversation_id, subject, relation, object, text, source, event_time, event_end,
+// $rows: [{id, conversation_id, tk, subject, relation, object, text, source, event_time, event_end,
 //          event_granularity, event_phrase, valid_from, key, serial, confidence, session,
 //          embedding, cites: [turn id], about: [{entity_id, role}]}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
@@ -9,7 +9,8 @@
 // CITES and ABOUT only reach turns and entities of the fact's own conversation.
 UNWIND $rows AS row
 MERGE (f:Fact {id: row.id, conversation_id: row.conversation_id})
-SET f.subject = row.subject,
+SET f.tk = row.tk,
+    f.subject = row.subject,
     f.relation = row.relation,
     f.object = row.object,
     f.text = row.text,

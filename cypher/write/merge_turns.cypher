@@ -1,11 +1,13 @@
-// Turns (immutable raw utterances) with their embeddings, linked to their Session.
-// $rows: [{id, conversation_id, session, session_id, index, dia_id, speaker, text, observed_at, embedding}]
+// Turns (immutable raw utterances) with their embeddings, linked to their Session; `tk` is the
+// tenant token of the fulltext index (kgmem.store.tenant). Bumps the Conversation's version.
+// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, embedding}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node (found by tests/integration/test_isolation.py).
 UNWIND $rows AS row
 MERGE (t:Turn {id: row.id, conversation_id: row.conversation_id})
-SET t.session = row.session,
+SET t.tk = row.tk,
+    t.session = row.session,
     t.index = row.index,
     t.dia_id = row.dia_id,
     t.speaker = row.speaker,
@@ -16,3 +18,7 @@ CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
 WITH t, row
 MATCH (s:Session {id: row.session_id, conversation_id: row.conversation_id})
 MERGE (t)-[:IN_SESSION]->(s)
+// the planner's cache of this conversation (speakers, entities, latest time) is now stale
+WITH DISTINCT row.conversation_id AS conversation_id
+MERGE (c:Conversation {id: conversation_id})
+SET c.version = randomUUID()

@@ -88,7 +88,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 @click.group()
 def neo4j() -> None:
-    """Run the local Neo4j 5.26 server (no Docker): jars from Maven Central, loopback only."""
+    """Run the local Neo4j 2026 server (no Docker): jars from Maven Central, loopback only."""
 
 
 @neo4j.command()

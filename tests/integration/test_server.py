@@ -25,7 +25,7 @@ from neo4j.exceptions import AuthError
 from kgmem.cli.neo4j import neo4j as neo4j_cli
 from kgmem.config import Settings
 from kgmem.errors import ConfigError, ServerError
-from kgmem.store.server import LocalNeo4j, ServerStatus
+from kgmem.store.server import NEO4J_VERSION, LocalNeo4j, ServerStatus
 
 Started = tuple[LocalNeo4j, ServerStatus, float]
 
@@ -177,7 +177,7 @@ def test_browser_is_served_and_discovers_bolt(server: Started) -> None:
         f"http://127.0.0.1:{srv.http_port}/", timeout=10.0, headers={"Accept": "application/json"}
     ).json()
     assert discovery["bolt_direct"] == status.bolt_uri
-    assert discovery["neo4j_version"].startswith("5.26.")
+    assert discovery["neo4j_version"] == NEO4J_VERSION
     assert discovery["neo4j_edition"] == "community"
 
 

@@ -1,0 +1,224 @@
+// The whole linked read path in ONE round trip, scoped to one conversation (tenant) inside
+// every index: seeds -> bounded expansion -> the best citing fact of every candidate -> the
+// keyed facts that current-value resolution needs. A generator with k = 0 (or no input)
+// contributes nothing. Cosines are raw, in [-1, 1] (vector index scores and
+// vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of five lists:
+//   seeds     one map per (generator, turn): the turn, its cosine, and what it matched
+//     dense_turns  top-$k_turns turns, vector index filtered by tenant inside the index
+//     dense_facts  top-$k_facts facts (of fact sources $sources, null = all) the same way,
+//                  each with the turns it cites
+//     fulltext     BM25 top-$k_fulltext turns and facts; $ft_query is the Lucene query of the
+//                  question's words AND the tenant token (+tk:<token>^0, a filter that adds no score), so the tenant's every
+//                  matching node is eligible whatever other tenants hold
+//     entity       turns that MENTION, or are cited by confident facts ABOUT, $entity_ids
+//     window       turns said in, or dated by facts into, [$start, $end)
+//   expanded  <= $k_events turns sharing an Event with the best 10 seed facts and <= $k_timeline
+//             NEXT neighbours of the best 3 seed turns (best = cosine + $w_fact * fact cosine)
+//   citing    per candidate turn, its best citing fact (max cosine to the question)
+//   keyed     for current-value questions: facts on a supersession key about $current_entity_ids
+//             with the turns they cite (the input of deterministic resolution)
+//   turns     the turns that keyed facts cite, so winners can join the pool
+// $as_of (a datetime or null): turns observed after it are invisible to every part.
+// :param conversation_id => 'conv-26'
+// :param embedding => [0.1, ...]
+// :param sources => null
+// :param k_turns => 40
+// :param k_facts => 20
+// :param ft_query => '+tk:123^0 +text:(support group)'
+// :param ft_fact_query => '+tk:123^0 +text:(support group)'
+// :param k_fulltext => 10
+// :param entity_ids => []
+// :param k_entity => 0
+// :param min_confidence => 0.5
+// :param start => null
+// :param end => null
+// :param k_window => 0
+// :param k_events => 0
+// :param k_timeline => 0
+// :param w_fact => 1.0
+// :param current_entity_ids => []
+// :param as_of => null
+CYPHER 25
+CALL () {
+  CALL () {
+    WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NULL
+    MATCH (t:Turn)
+      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                   WHERE t.conversation_id = $conversation_id LIMIT $k_turns) SCORE AS s
+    RETURN t, 2.0 * s - 1.0 AS cosine
+    UNION ALL
+    WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NOT NULL
+    MATCH (t:Turn)
+      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                   WHERE t.conversation_id = $conversation_id AND t.observed_at <= $as_of
+                   LIMIT $k_turns) SCORE AS s
+    RETURN t, 2.0 * s - 1.0 AS cosine
+  }
+  RETURN 'dense_turns' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25,
+         null AS via
+  UNION ALL
+  CALL () {
+    CALL () {
+      WITH 1 AS go WHERE $k_facts > 0 AND $sources IS NULL
+      MATCH (f:Fact)
+        SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
+                     WHERE f.conversation_id = $conversation_id LIMIT $k_facts) SCORE AS s
+      RETURN f, s
+      UNION ALL
+      UNWIND CASE WHEN $k_facts > 0 THEN coalesce($sources, []) ELSE [] END AS source
+      CALL (source) {
+        MATCH (f:Fact)
+          SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
+                       WHERE f.conversation_id = $conversation_id AND f.source = source
+                       LIMIT $k_facts) SCORE AS s
+        RETURN f, s
+      }
+      RETURN f, s
+    }
+    WITH f, s ORDER BY s DESC, f.id ASC LIMIT $k_facts
+    RETURN f, 2.0 * s - 1.0 AS fact_cosine
+  }
+  MATCH (f)-[:CITES]->(t:Turn)
+  RETURN 'dense_facts' AS generator, t,
+         2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
+         f, fact_cosine, null AS bm25, null AS via
+  UNION ALL
+  WITH 1 AS go WHERE $ft_query IS NOT NULL AND $k_fulltext > 0
+  CALL db.index.fulltext.queryNodes('turn_text', $ft_query, {limit: $k_fulltext})
+    YIELD node AS t, score
+  WHERE t.conversation_id = $conversation_id
+  RETURN 'fulltext' AS generator, t,
+         2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
+         null AS f, null AS fact_cosine, score AS bm25, null AS via
+  UNION ALL
+  WITH 1 AS go WHERE $ft_fact_query IS NOT NULL AND $k_fulltext > 0
+  CALL db.index.fulltext.queryNodes('fact_text', $ft_fact_query, {limit: $k_fulltext})
+    YIELD node AS f, score
+  WHERE f.conversation_id = $conversation_id
+  MATCH (f)-[:CITES]->(t:Turn)
+  RETURN 'fulltext' AS generator, t,
+         2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
+         f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine,
+         score AS bm25, null AS via
+  UNION ALL
+  MATCH (e:Entity {conversation_id: $conversation_id})
+  WHERE e.id IN $entity_ids AND $k_entity > 0
+  CALL (e) {
+    MATCH (e)<-[:MENTIONS]-(t:Turn)
+    RETURN t
+    UNION
+    MATCH (e)<-[:ABOUT]-(f:Fact)-[:CITES]->(t:Turn)
+    WHERE f.confidence >= $min_confidence
+    RETURN t
+  }
+  WITH t, collect(DISTINCT e.id) AS via
+  WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WITH t, via, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
+  ORDER BY cosine DESC, t.index ASC
+  LIMIT $k_entity
+  RETURN 'entity' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25, via
+  UNION ALL
+  WITH 1 AS go WHERE $start IS NOT NULL AND $k_window > 0
+  CALL () {
+    MATCH (t:Turn {conversation_id: $conversation_id})
+    WHERE t.observed_at >= $start AND t.observed_at < $end
+    RETURN t
+    UNION
+    MATCH (f:Fact {conversation_id: $conversation_id})-[:CITES]->(t:Turn)
+    WHERE f.event_time IS NOT NULL AND f.event_time < $end
+      AND coalesce(f.event_end, f.event_time) > $start
+    RETURN t
+  }
+  WITH t WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WITH t, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
+  ORDER BY cosine DESC, t.index ASC
+  LIMIT $k_window
+  RETURN 'window' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25,
+         null AS via
+}
+WITH generator, t, cosine, f, fact_cosine, bm25, via
+WHERE $as_of IS NULL OR t.observed_at <= $as_of
+WITH collect({generator: generator, t: t, cosine: cosine, f: f, fact_cosine: fact_cosine,
+              bm25: bm25, via: via}) AS rows
+WITH rows, [r IN rows | r.t] AS pool
+// --- bounded, typed expansion from the best seeds --------------------------------------------
+CALL (rows, pool) {
+  WITH rows, pool WHERE $k_events > 0
+  UNWIND rows AS r
+  WITH pool, r WHERE r.f IS NOT NULL
+  WITH pool, r.f AS seed, max(r.cosine + $w_fact * r.fact_cosine) AS rank
+  ORDER BY rank DESC, seed.id ASC
+  LIMIT 10
+  MATCH (seed)-[:MEMBER_OF]->(ev:Event)<-[:MEMBER_OF]-(f:Fact)-[:CITES]->(t:Turn)
+  WHERE f.confidence >= $min_confidence AND NOT t IN pool
+    AND ($as_of IS NULL OR t.observed_at <= $as_of)
+  WITH t, min(ev.id) AS event_id
+  WITH t, event_id, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
+  ORDER BY cosine DESC, t.index ASC
+  LIMIT $k_events
+  RETURN collect({generator: 'events', t: t, cosine: cosine, event_id: event_id}) AS by_events
+  UNION ALL
+  WITH rows, pool WHERE $k_events = 0
+  RETURN [] AS by_events
+}
+CALL (rows, pool) {
+  WITH rows, pool WHERE $k_timeline > 0
+  UNWIND rows AS r
+  WITH pool, r.t AS seed, max(r.cosine + $w_fact * coalesce(r.fact_cosine, 0.0)) AS rank
+  ORDER BY rank DESC, seed.index ASC
+  LIMIT 3
+  MATCH (seed)-[:NEXT]-(t:Turn)
+  WHERE NOT t IN pool AND ($as_of IS NULL OR t.observed_at <= $as_of)
+  WITH DISTINCT t
+  WITH t, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
+  ORDER BY cosine DESC, t.index ASC
+  LIMIT $k_timeline
+  RETURN collect({generator: 'timeline', t: t, cosine: cosine, event_id: null}) AS by_timeline
+  UNION ALL
+  WITH rows, pool WHERE $k_timeline = 0
+  RETURN [] AS by_timeline
+}
+WITH rows, by_events + [x IN by_timeline WHERE NOT x.t IN [y IN by_events | y.t]] AS expanded
+// --- keyed facts for current-value resolution, and the turns they cite -----------------------
+CALL () {
+  MATCH (f:Fact {conversation_id: $conversation_id})
+  WHERE size($current_entity_ids) > 0 AND f.key IS NOT NULL
+    AND (f.subject IN $current_entity_ids OR EXISTS {
+          MATCH (f)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE e.id IN $current_entity_ids })
+  OPTIONAL MATCH (f)-[:CITES]->(t:Turn)
+  WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WITH f, collect(t) AS cited
+  WHERE size(cited) > 0
+  ORDER BY f.key, f.serial
+  RETURN collect({fact_id: f.id, key: f.key, serial: f.serial, valid_from: f.valid_from,
+                  text: f.text, cites: [c IN cited | c.id]}) AS keyed,
+         reduce(acc = [], c IN collect(cited) | acc + c) AS keyed_turns
+}
+// --- the best citing fact of every candidate turn ------------------------------------------
+WITH rows, expanded, keyed, keyed_turns,
+     [r IN rows | r.t] + [x IN expanded | x.t] + keyed_turns AS every
+CALL (every) {
+  UNWIND every AS t
+  WITH DISTINCT t
+  MATCH (t)<-[:CITES]-(f:Fact)
+  WHERE $sources IS NULL OR f.source IN $sources
+  WITH t, f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine
+  ORDER BY fact_cosine DESC, f.id ASC
+  WITH t, collect({fact_id: f.id, fact_cosine: fact_cosine, event_time: f.event_time,
+                   event_end: f.event_end, event_granularity: f.event_granularity,
+                   event_phrase: f.event_phrase})[0] AS best
+  RETURN collect(best {.*, turn_id: t.id}) AS citing
+}
+WITH rows, expanded, keyed, citing,
+     [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index, .observed_at,
+      cosine: 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0}] AS turns
+RETURN
+  [r IN rows | {generator: r.generator, turn_id: r.t.id, text: r.t.text, speaker: r.t.speaker,
+                session: r.t.session, index: r.t.index, observed_at: r.t.observed_at,
+                cosine: r.cosine, fact_id: r.f.id, fact_cosine: r.fact_cosine,
+                event_time: r.f.event_time, bm25: r.bm25, via: r.via}] AS seeds,
+  [x IN expanded | {generator: x.generator, turn_id: x.t.id, text: x.t.text,
+                    speaker: x.t.speaker, session: x.t.session, index: x.t.index,
+                    observed_at: x.t.observed_at, cosine: x.cosine,
+                    event_id: x.event_id}] AS expanded,
+  citing, keyed, turns

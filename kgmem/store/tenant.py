@@ -1,0 +1,44 @@
+"""Tenant tokens: how a shared Lucene fulltext index is scoped to one conversation.
+
+Neo4j's fulltext indexes cannot filter by a property inside the index, and reading a global
+top-N and then filtering by tenant silently drops a tenant's hits once other tenants share its
+words. So every `Turn` and `Fact` carries ``tk``, a token derived from its ``conversation_id``
+and indexed beside the text; a query ``+tk:<token> +text:(...)`` returns only that tenant's
+nodes, and every one of them is eligible. The tenant clause has boost 0 (``+tk:<token>^0``):
+it filters without adding to the BM25 score, so scores equal those of the text clause alone
+(term statistics are still index-wide; `kgmem bench scale` measures what that changes).
+
+The token is decimal digits only: Lucene's english analyzer (standard tokenizer, lower-casing,
+stop words, Porter stemming) keeps such a token whole and unchanged, which a word or an id with
+punctuation would not survive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+__all__ = ["lucene_escape", "tenant_query", "tenant_token"]
+
+
+def tenant_token(conversation_id: str) -> str:
+    """The fulltext token of a conversation: the first 64 bits of SHA-256 of its UTF-8 id, as
+    a decimal string of 1-20 digits (collision odds about 2^-64 per pair of tenants)."""
+    digest = hashlib.sha256(conversation_id.encode("utf-8", "surrogatepass")).digest()
+    return str(int.from_bytes(digest[:8], "big"))
+
+
+_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
+
+
+def lucene_escape(word: str) -> str:
+    """``word`` with every Lucene query-syntax character backslash-escaped."""
+    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in word)
+
+
+def tenant_query(conversation_id: str, words: list[str]) -> str | None:
+    """The Lucene query for ``words`` (OR-ed, escaped) inside one tenant, e.g.
+    ``+tk:8122…^0 +text:(support group)``; None without words."""
+    if not words:
+        return None
+    text = " ".join(lucene_escape(w) for w in words)
+    return f"+tk:{tenant_token(conversation_id)}^0 +text:({text})"
