@@ -22,7 +22,7 @@ from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport
 from kgmem.models import ConversationRecord, TurnRecord
 from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
 from kgmem.store import Store
-from kgmem.store.schema import apply_schema
+from kgmem.store.schema import apply_schema, rebuild_search_indexes
 
 __all__ = ["Memory"]
 
@@ -75,10 +75,23 @@ class Memory:
         self.store.verify()
 
     def apply_schema(self) -> list[str]:
-        """Create constraints and indexes (idempotent). Raises `SchemaMismatch` on a dim clash."""
+        """Create constraints and indexes (idempotent).
+
+        Raises:
+            SchemaMismatch: a vector index of another dimension exists.
+            SchemaOutdated: a search index of an older layout exists (`rebuild_schema` fixes it).
+        """
         names = apply_schema(self.store, self.embedder.dimension)
         self._schema_ready = True
         return names
+
+    def rebuild_schema(self) -> list[str]:
+        """Replace search indexes of an older layout, keeping all data (see
+        `kgmem.store.schema.rebuild_search_indexes`); returns the indexes rebuilt."""
+        rebuilt = rebuild_search_indexes(self.store, self.embedder.dimension)
+        self._schema_ready = True
+        self._contexts.clear()
+        return rebuilt
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:
@@ -121,7 +134,9 @@ class Memory:
         """
         self._ensure_schema()
         try:
-            return self._ingestor(facts).ingest(conversation, facts=facts, progress=progress)
+            report = self._ingestor(facts).ingest(conversation, facts=facts, progress=progress)
+            report.bookmarks = self.store.bookmarks()
+            return report
         finally:  # the conversation's entities and speakers may have changed
             self._contexts.pop(conversation.conversation_id, None)
 
@@ -212,11 +227,23 @@ class Memory:
             if r.speaker not in speakers:
                 speakers.append(r.speaker)
         try:
-            return self._ingestor("extracted").append(
+            report = self._ingestor("extracted").append(
                 conversation_id, records, speakers=speakers, previous_turn_id=prev_id
             )
+            report.bookmarks = self.store.bookmarks()
+            return report
         finally:
             self._contexts.pop(conversation_id, None)
+
+    def bookmarks(self) -> list[str]:
+        """Neo4j bookmarks of this memory's writes so far (opaque strings; see `use_bookmarks`)."""
+        return self.store.bookmarks()
+
+    def use_bookmarks(self, bookmarks: Sequence[str]) -> None:
+        """Read-after-write across processes: after this call, searches wait until the writes
+        behind ``bookmarks`` (`IngestReport.bookmarks` or `bookmarks` of another `Memory`)
+        are visible. Needed on a cluster or Aura; harmless on one server."""
+        self.store.use_bookmarks(bookmarks)
 
     def forget(self, conversation_id: str) -> dict[str, int]:
         """Delete a conversation: turns, sessions, facts, events and entities no one else uses.

@@ -10,6 +10,7 @@ KgmemError
 │   ├── Neo4jUnavailable         no server at the URI (says how to start one)
 │   ├── AuthenticationFailed     wrong user or password (never prints the password)
 │   ├── SchemaMismatch           vector index of another dimension than the embedder's
+│   ├── SchemaOutdated           a search index of an older layout (say how to rebuild it)
 │   ├── QueryNotFound            a named Cypher statement is not in the catalogue
 │   └── ServerError              the local Neo4j launcher failed (start/stop/status)
 ├── ModelUnavailable             the embedder or spaCy pipeline cannot be loaded
@@ -36,6 +37,7 @@ __all__ = [
     "QueryNotFound",
     "ReaderError",
     "SchemaMismatch",
+    "SchemaOutdated",
     "ServerError",
     "StoreError",
 ]
@@ -132,6 +134,28 @@ class SchemaMismatch(StoreError):
             f"vector index {index!r} has dimension {found_dim}, but the embedder produces "
             f"{expected_dim}-d vectors; refusing to mix them. Use a fresh database or drop the "
             "index and re-ingest."
+        )
+
+
+class SchemaOutdated(StoreError):
+    """A kgmem search index exists with an older layout than this version creates, e.g. a
+    vector index without the tenant filter properties that Cypher 25 ``SEARCH`` needs, or a
+    fulltext index without the tenant token. kgmem never mixes layouts silently.
+
+    Args:
+        index: the index name.
+        found: what the database has (indexed properties, quantization).
+        expected: what this version creates.
+    """
+
+    def __init__(self, index: str, found: str, expected: str) -> None:
+        self.index = index
+        self.found = found
+        self.expected = expected
+        super().__init__(
+            f"index {index!r} has an older layout ({found}; this version needs {expected}). "
+            "Run `kgmem schema apply --rebuild` once: it drops and recreates kgmem's search "
+            "indexes and backfills tenant tokens (data is kept; the indexes repopulate)."
         )
 
 

@@ -157,9 +157,6 @@ CALL (rows, pool) {
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_events
   RETURN collect({generator: 'events', t: t, cosine: cosine, event_id: event_id}) AS by_events
-  UNION ALL
-  WITH rows, pool WHERE $k_events = 0
-  RETURN [] AS by_events
 }
 CALL (rows, pool) {
   WITH rows, pool WHERE $k_timeline > 0
@@ -174,9 +171,6 @@ CALL (rows, pool) {
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_timeline
   RETURN collect({generator: 'timeline', t: t, cosine: cosine, event_id: null}) AS by_timeline
-  UNION ALL
-  WITH rows, pool WHERE $k_timeline = 0
-  RETURN [] AS by_timeline
 }
 WITH rows, by_events + [x IN by_timeline WHERE NOT x.t IN [y IN by_events | y.t]] AS expanded
 // --- keyed facts for current-value resolution, and the turns they cite -----------------------

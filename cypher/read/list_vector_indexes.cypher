@@ -1,3 +1,8 @@
-// The vector indexes and their configured dimensions (for the SchemaMismatch check).
-SHOW VECTOR INDEXES YIELD name, labelsOrTypes, properties, options
-RETURN name, labelsOrTypes, properties, options.indexConfig['vector.dimensions'] AS dimensions
+// kgmem's search indexes as they exist: vector (dimension, quantization, indexed properties:
+// the embedding then the filter properties of WITH [...]) and fulltext (indexed properties),
+// for the schema checks of `kgmem schema apply`.
+SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options
+WHERE type IN ['VECTOR', 'FULLTEXT']
+RETURN name, type, labelsOrTypes, properties,
+       options.indexConfig['vector.dimensions'] AS dimensions,
+       options.indexConfig['vector.quantization.type'] AS quantization

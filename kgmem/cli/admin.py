@@ -14,15 +14,27 @@ def schema() -> None:
 
 
 @schema.command("apply")
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="Replace search indexes of an older kgmem layout (data is kept; indexes repopulate).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def schema_apply(ctx: click.Context, as_json: bool) -> None:
-    """Create every missing constraint and index (idempotent; checks vector dimensions)."""
+def schema_apply(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
+    """Create every missing constraint and index (idempotent).
+
+    Refuses to mix layouts: a vector index of another dimension, or a search index of an older
+    layout (no tenant filter inside the index), is an error that says what to do.
+    """
     with memory_from(ctx) as memory:
+        rebuilt = memory.rebuild_schema() if rebuild else []
         names = memory.apply_schema()
     if as_json:
-        click.echo(dump_json({"applied": names}))
+        click.echo(dump_json({"applied": names, "rebuilt": rebuilt}))
     else:
+        if rebuilt:
+            console.print(f"rebuilt: {', '.join(rebuilt)}")
         console.print(f"schema applied: {len(names)} statements (constraints, vector, fulltext)")
 
 

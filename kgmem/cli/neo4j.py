@@ -23,7 +23,10 @@ from kgmem.config import Settings
 from kgmem.errors import KgmemError
 from kgmem.store.server import LocalNeo4j, ServerStatus
 
-__all__ = ["neo4j"]
+__all__ = ["NOT_RUNNING", "neo4j"]
+
+NOT_RUNNING = 3
+"""Exit status of ``kgmem neo4j status`` when the server is not running (LSB: "not running")."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -126,7 +129,14 @@ def stop(ctx: click.Context, data_dir: Path | None, timeout: float) -> None:
 @click.pass_context
 @_errors_to_click
 def status(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
-    """Show whether the server runs, its PID, Bolt URI, Browser URL and store size."""
+    """Show whether the server runs, its PID, Bolt URI, Browser URL and store size.
+
+    Exits with status 0 when the server is running and 3 when it is not (as `systemctl status`
+    and LSB init scripts do), so scripts and health checks can use it.
+    """
     settings = _settings(ctx, data_dir)
     server = LocalNeo4j.from_settings(settings)
-    _print_status(server.status(), _password_note(server, settings), as_json)
+    current = server.status()
+    _print_status(current, _password_note(server, settings), as_json)
+    if not current.running:
+        ctx.exit(NOT_RUNNING)

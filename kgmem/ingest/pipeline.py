@@ -47,6 +47,9 @@ class IngestReport:
     supersedes: int = 0
     events: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    bookmarks: list[str] = field(default_factory=list)
+    """Neo4j bookmarks of the writes (opaque strings). Pass them to another process's
+    `Memory.use_bookmarks` so its reads see these writes (causal consistency on a cluster)."""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

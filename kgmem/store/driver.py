@@ -45,8 +45,13 @@ class Store:
 
     The constructor does not touch the network; `verify` does (and every query does lazily).
 
+    Works unchanged against one server (``bolt://``) and against a cluster or Aura
+    (``neo4j://`` / ``neo4j+s://`` routing URIs): reads run in read transactions (routed to
+    readers), writes in write transactions (routed to the leader), the database is always named,
+    and bookmarks give read-after-write across sessions and, when passed on, processes.
+
     Args:
-        uri: Bolt URI, e.g. ``bolt://127.0.0.1:7687``.
+        uri: Bolt URI, e.g. ``bolt://127.0.0.1:7687``, ``neo4j+s://<id>.databases.neo4j.io``.
         user: database user.
         password: the password, or None (then connecting fails with `AuthenticationFailed`).
         database: database name (``neo4j`` on Community).
@@ -67,6 +72,10 @@ class Store:
         self.database = database
         self.queries = queries or catalogue()
         self.timing = StoreTiming()
+        # One bookmark manager for every session of this store: a read after a write through the
+        # same Store sees that write on any cluster member (causal consistency); other
+        # processes get the same by passing `bookmarks()` to their `use_bookmarks`.
+        self._bookmarks = GraphDatabase.bookmark_manager()
         self._driver = GraphDatabase.driver(
             uri,
             auth=(user, password or ""),
@@ -137,7 +146,19 @@ class Store:
         return self._call(lambda: self._session().execute_write(work))
 
     def _session(self) -> _AutoClosingSession:
-        return _AutoClosingSession(self._driver.session(database=self.database))
+        return _AutoClosingSession(
+            self._driver.session(database=self.database, bookmark_manager=self._bookmarks)
+        )
+
+    # --- causal consistency ------------------------------------------------------------------
+    def bookmarks(self) -> list[str]:
+        """The bookmarks of everything this store has written or read, as opaque strings."""
+        return sorted(self._bookmarks.get_bookmarks())
+
+    def use_bookmarks(self, bookmarks: Sequence[str]) -> None:
+        """Make every later transaction of this store wait until the server has applied the
+        writes behind ``bookmarks`` (from another process's `bookmarks`)."""
+        self._bookmarks.update_bookmarks(frozenset(), frozenset(bookmarks))
 
     # --- named statements --------------------------------------------------------------------
     # ``name`` is positional-only in read/write/write_batches so that a Cypher parameter may be
@@ -215,7 +236,7 @@ def explained(text: str) -> str:
     prefix, where Neo4j expects it."""
     found = _VERSION_PREFIX.match(text)
     head = found.group(0) if found else ""
-    return f"{head}EXPLAIN {text[len(head):]}"
+    return f"{head}EXPLAIN {text[len(head) :]}"
 
 
 def _native(value: Any) -> Any:

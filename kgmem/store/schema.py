@@ -1,21 +1,67 @@
 """Apply the schema (``cypher/schema/*.cypher``): constraints, range, vector, fulltext indexes.
 
 `apply_schema` is idempotent (every statement is ``IF NOT EXISTS``). Before creating anything
-it compares existing vector indexes with the embedder's dimension: a mismatch raises
-`SchemaMismatch` naming both dimensions, so two embedders never mix in one index.
+it checks the search indexes that already exist:
+
+- a vector index of another dimension than the embedder's raises `SchemaMismatch` (two
+  embedders never mix in one index);
+- a search index of an older layout — a vector index without the tenant filter properties
+  (``WITH [n.conversation_id, ...]``, needed by Cypher 25 ``SEARCH ... WHERE``) or with
+  quantization, a fulltext index without the tenant token ``tk`` — raises `SchemaOutdated`,
+  which says to run ``kgmem schema apply --rebuild`` (`rebuild_search_indexes`): drop those
+  indexes, backfill tenant tokens, create them again. ``IF NOT EXISTS`` alone would keep the
+  old index silently.
 """
 
 from __future__ import annotations
 
-from kgmem.errors import SchemaMismatch
+from dataclasses import dataclass
+
+from kgmem.errors import SchemaMismatch, SchemaOutdated
 from kgmem.store.driver import Store
+from kgmem.store.tenant import tenant_token
 
-__all__ = ["VECTOR_INDEXES", "apply_schema", "check_vector_dimensions"]
+__all__ = [
+    "SEARCH_INDEXES",
+    "VECTOR_INDEXES",
+    "apply_schema",
+    "check_search_indexes",
+    "check_vector_dimensions",
+    "rebuild_search_indexes",
+]
 
+
+@dataclass(frozen=True)
+class SearchIndex:
+    """The layout this version creates for one search index.
+
+    Attributes:
+        statement: the ``cypher/schema`` statement that creates it.
+        properties: indexed properties, in order (vector: embedding, then filter properties).
+        quantization: ``NONE`` for vector indexes (exact vectors), None for fulltext.
+    """
+
+    statement: str
+    properties: tuple[str, ...]
+    quantization: str | None = None
+
+
+#: the search indexes kgmem creates (index name -> expected layout)
+SEARCH_INDEXES = {
+    "turn_embedding": SearchIndex(
+        "schema/create_vector_turn_embedding",
+        ("embedding", "conversation_id", "observed_at"),
+        "NONE",
+    ),
+    "fact_embedding": SearchIndex(
+        "schema/create_vector_fact_embedding", ("embedding", "conversation_id", "source"), "NONE"
+    ),
+    "turn_text": SearchIndex("schema/create_fulltext_turn_text", ("text", "tk")),
+    "fact_text": SearchIndex("schema/create_fulltext_fact_text", ("text", "tk")),
+}
 #: the vector indexes kgmem creates (index name -> statement that creates it)
 VECTOR_INDEXES = {
-    "turn_embedding": "schema/create_vector_turn_embedding",
-    "fact_embedding": "schema/create_vector_fact_embedding",
+    name: spec.statement for name, spec in SEARCH_INDEXES.items() if spec.quantization
 }
 
 
@@ -26,6 +72,30 @@ def check_vector_dimensions(store: Store, dimensions: int) -> None:
             found = int(row["dimensions"])
             if found != dimensions:
                 raise SchemaMismatch(row["name"], dimensions, found)
+
+
+def outdated_search_indexes(store: Store) -> dict[str, tuple[str, str]]:
+    """kgmem search indexes whose layout differs from `SEARCH_INDEXES`:
+    name -> (found, expected), both human-readable."""
+    out: dict[str, tuple[str, str]] = {}
+    for row in store.read("read/list_vector_indexes"):
+        spec = SEARCH_INDEXES.get(row["name"])
+        if spec is None:
+            continue
+        found = (tuple(row["properties"] or ()), row["quantization"])
+        if found != (spec.properties, spec.quantization):
+            out[row["name"]] = (
+                f"properties {list(found[0])}, quantization {found[1]}",
+                f"properties {list(spec.properties)}, quantization {spec.quantization}",
+            )
+    return out
+
+
+def check_search_indexes(store: Store, dimensions: int) -> None:
+    """Raise `SchemaMismatch` (dimension) or `SchemaOutdated` (layout) for existing indexes."""
+    check_vector_dimensions(store, dimensions)
+    for name, (found, expected) in sorted(outdated_search_indexes(store).items()):
+        raise SchemaOutdated(name, found, expected)
 
 
 def apply_schema(store: Store, dimensions: int) -> list[str]:
@@ -40,10 +110,35 @@ def apply_schema(store: Store, dimensions: int) -> list[str]:
 
     Raises:
         SchemaMismatch: an existing vector index has another dimension.
+        SchemaOutdated: an existing search index has an older layout (see module docstring).
     """
-    check_vector_dimensions(store, dimensions)
+    check_search_indexes(store, dimensions)
     names = list(store.queries.names("schema"))
     for name in names:
         store.write(name, dimensions=dimensions)
     store.write("write/await_indexes")
     return names
+
+
+def rebuild_search_indexes(store: Store, dimensions: int) -> list[str]:
+    """Bring a store written by an older kgmem to this layout; keeps all data.
+
+    Drops the outdated search indexes, gives every conversation's turns and facts their tenant
+    token and a Conversation node, then applies the schema (the indexes repopulate from the
+    stored properties; `apply_schema` waits until they are online).
+
+    Returns:
+        the names of the indexes dropped and recreated.
+
+    Raises:
+        SchemaMismatch: a vector index has another dimension (rebuild does not re-embed).
+    """
+    check_vector_dimensions(store, dimensions)
+    stale = sorted(outdated_search_indexes(store))
+    for name in stale:
+        store.write("write/drop_index", name=name)
+    for row in store.read("read/conversation_ids"):
+        cid = row["conversation_id"]
+        store.write("write/backfill_tenant_tokens", conversation_id=cid, tk=tenant_token(cid))
+    apply_schema(store, dimensions)
+    return stale

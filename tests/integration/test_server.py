@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 from neo4j.exceptions import AuthError
 
+from kgmem.cli.neo4j import NOT_RUNNING
 from kgmem.cli.neo4j import neo4j as neo4j_cli
 from kgmem.config import Settings
 from kgmem.errors import ConfigError, ServerError
@@ -238,3 +239,12 @@ def test_stop_terminates_and_is_idempotent(server: Started) -> None:
     log = (srv.home / "logs" / "neo4j.log").read_text()
     assert "Stopped." in log.splitlines()[-1]
     srv.stop()  # second stop is a no-op
+    settings = Settings(
+        data_dir=srv.home.parent,
+        neo4j_bolt_port=srv.bolt_port,
+        neo4j_http_port=srv.http_port,
+        neo4j_password=None,
+    )
+    result = CliRunner().invoke(neo4j_cli, ["status", "--json"], obj=settings)
+    assert result.exit_code == NOT_RUNNING == 3, result.output  # health checks can rely on it
+    assert json.loads(result.output)["running"] is False
