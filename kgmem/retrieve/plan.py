@@ -218,6 +218,9 @@ _SEASON = re.compile(
     r"(?P<season>spring|summer|autumn|fall|winter)\b",
     re.IGNORECASE,
 )
+_SEASON_YEAR = re.compile(
+    r"(?:spring|summer|autumn|fall|winter)\s+(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE
+)
 _RELATIVE = re.compile(  # cues only: `kgmem.time` resolves them
     r"\b(?P<which>last|this|past|previous)\s+(?P<unit>year|month|week|weekend)\b"
     r"|\b(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
@@ -331,7 +334,8 @@ _COARSE: dict[str, int] = {"day": 0, "week": 1, "weekend": 1, "month": 2, "seaso
 def _relative_interval(m: re.Match[str], ref: datetime) -> TimeInterval | None:
     """Resolve one `_RELATIVE` match against ``ref`` with `kgmem.time` ("the week before
     <date>" is read as "a week ago" said on that date; "N weeks before|earlier" as "N weeks
-    ago"; "past <unit>" as "last <unit>"). A naive ``ref`` is taken as UTC."""
+    ago"; "the past <unit>" as the grammar reads it, "past <unit>" alone as "last <unit>").
+    A naive ``ref`` is taken as UTC."""
     if ref.tzinfo is None or ref.utcoffset() is None:
         ref = ref.replace(tzinfo=UTC)
     phrase = m.group(0)
@@ -339,7 +343,9 @@ def _relative_interval(m: re.Match[str], ref: datetime) -> TimeInterval | None:
         unit = m.group("unit3").lower()
         words = "last weekend" if unit == "weekend" else f"a {unit} ago"
     elif m.group("which") and m.group("which").lower() == "past":
-        words = f"last {m.group('unit').lower()}"
+        unit = m.group("unit").lower()
+        the = m.string[: m.start()].lower().endswith("the ")  # "the past week": until now
+        words = f"the past {unit}" if the else f"last {unit}"
     elif m.group("unit2"):  # "two weeks before|earlier|ago" = "two weeks ago"
         words = f"{' '.join(m.group('n').split())} {m.group('unit2').lower()}s ago"
     else:
@@ -407,7 +413,13 @@ def _read_times(text: str, reference: datetime | None) -> _Times:
             continue  # the verb
         out.season = _SEASONS[sm.group("season").lower()]
         out.phrases.append(sm.group(0))
-        if (
+        dated = _SEASON_YEAR.match(text, sm.start("season"))
+        if dated:  # "the summer of 2019": the season, not the whole year
+            season = interpret_phrase(dated.group(0), datetime(2000, 1, 1, tzinfo=UTC))
+            if season is not None:
+                intervals = [i for i in intervals if i.phrase != dated.group("year")]
+                intervals.append(season)
+        elif (
             reference is not None
             and prep in ("last", "this", "next")
             and (interval := interpret_phrase(sm.group(0), reference))

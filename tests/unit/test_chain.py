@@ -108,7 +108,9 @@ def test_slot_inside_a_cue_is_the_base() -> None:
 
 def test_current_value_wins_per_hop_and_each_hop_cites_its_turn(source: MemorySource) -> None:
     res = follow_chain(
-        source, "t", "Which city is the capital of the country where the CEO of Acme Corp is a citizen?"
+        source,
+        "t",
+        "Which city is the capital of the country where the CEO of Acme Corp is a citizen?",
     )
     assert res.answer == "Port Sol"
     assert _lines(res) == ["L3", "L4", "L5"]
@@ -125,7 +127,9 @@ def test_current_value_of_a_superseded_key(source: MemorySource) -> None:
 
 def test_older_value_only_when_the_current_one_leads_nowhere(source: MemorySource) -> None:
     res = follow_chain(
-        source, "t", "Which continent is the country of citizenship of the CEO of Acme Corp located in?"
+        source,
+        "t",
+        "Which continent is the country of citizenship of the CEO of Acme Corp located in?",
     )
     assert res.answer == "Europe"
     assert all(h.latest for h in res.hops)
@@ -136,7 +140,9 @@ def test_older_value_only_when_the_current_one_leads_nowhere(source: MemorySourc
 
 
 def test_synonym_added_hop_and_answer_type(source: MemorySource) -> None:
-    res = follow_chain(source, "t", "Which country is the birthplace of the sport associated with Kim Ode?")
+    res = follow_chain(
+        source, "t", "Which country is the birthplace of the sport associated with Kim Ode?"
+    )
     assert res.answer == "Freedonia"
     assert any("synonym country_of_origin" in r for r in res.relaxations)
     res = follow_chain(

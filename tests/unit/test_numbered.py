@@ -105,7 +105,9 @@ def test_every_statement_form_round_trips() -> None:
 
 
 def test_lexicon_validation() -> None:
-    doc = json.loads((Path(__file__).resolve().parents[2] / "kgmem/data/relations.json").read_text())
+    doc = json.loads(
+        (Path(__file__).resolve().parents[2] / "kgmem/data/relations.json").read_text()
+    )
     doc["cues"].append({"pattern": "foo", "relations": {"nope": 0}})
     with pytest.raises(MalformedInput, match="unknown"):
         parse_lexicon(doc)
@@ -119,7 +121,10 @@ def test_load_plain_text_and_mab_json(tmp_path: Path) -> None:
     assert [c.conversation_id for c in load_numbered(text)] == ["facts"]
     assert [c.conversation_id for c in load_numbered(text, conversation_id="mine")] == ["mine"]
     js = tmp_path / "mab.json"
-    rows = [{"context": LIST, "metadata": {"source": "fc_sh"}}, {"context": "0. A is married to B."}]
+    rows = [
+        {"context": LIST, "metadata": {"source": "fc_sh"}},
+        {"context": "0. A is married to B."},
+    ]
     js.write_text(json.dumps({"data": rows}), encoding="utf-8")
     assert [c.conversation_id for c in load_numbered(js)] == ["fc_sh", "mab-1"]
     assert [c.conversation_id for c in load_numbered(js, conversation_id="x")] == [
@@ -135,7 +140,10 @@ def test_load_plain_text_and_mab_json(tmp_path: Path) -> None:
 @pytest.mark.skipif(not MAB_6K.is_file(), reason="shared MAB data not present")
 def test_every_line_of_the_6k_file_states_a_relation() -> None:
     convs = load_numbered(MAB_6K)
-    assert [c.conversation_id for c in convs] == ["factconsolidation_mh_6k", "factconsolidation_sh_6k"]
+    assert [c.conversation_id for c in convs] == [
+        "factconsolidation_mh_6k",
+        "factconsolidation_sh_6k",
+    ]
     for conv in convs:
         out = RelationExtractor().extract(conv.conversation_id, conv.turns, conv.speakers)
         assert len(conv.turns) == 455
