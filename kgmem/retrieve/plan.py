@@ -38,6 +38,7 @@ from kgmem.models import EntityRecord, Granularity, TimeInterval
 from kgmem.time import (
     MONTH_ABBREVIATIONS,
     MONTHS,
+    NUMBERS,
     SEASONS,
     WEEKDAYS,
     calendar_interval,
@@ -201,6 +202,10 @@ _AMBIGUOUS_MONTHS = {"may", "march"}  # also verbs: need a date context or a mid
 _WEEKDAYS = WEEKDAYS
 _SEASONS = SEASONS
 
+_NUMBER_ALT = "|".join(
+    sorted((w for w, n in NUMBERS.items() if 0 < n <= 30), key=len, reverse=True)
+)
+_SEASON_ALT = "|".join(SEASONS)
 _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _PREP = r"in|during|since|until|by|before|after|of|on|early|late|mid|around|last|this|next"
 _DATE = re.compile(
@@ -215,16 +220,17 @@ _YEAR = re.compile(r"(?<![\d/:-])\b(?:19|20)\d\d\b(?![\d/:])")
 _WEEKDAY = re.compile(rf"\b({'|'.join(_WEEKDAYS)})s?\b", re.IGNORECASE)
 _SEASON = re.compile(
     r"\b(?:(?P<prep>in|during|the|this|last|next|over)\s+)?"
-    r"(?P<season>spring|summer|autumn|fall|winter)\b",
+    rf"(?P<season>{_SEASON_ALT})\b",
     re.IGNORECASE,
 )
 _SEASON_YEAR = re.compile(
-    r"(?:spring|summer|autumn|fall|winter)\s+(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE
+    rf"(?:{_SEASON_ALT})\s+(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE
 )
 _RELATIVE = re.compile(  # cues only: `kgmem.time` resolves them
     r"\b(?P<which>last|this|past|previous)\s+(?P<unit>year|month|week|weekend)\b"
-    r"|\b(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
-    r"|(?:a\s+)?couple\s+of|(?:a\s+)?few)\s+(?P<unit2>year|month|week|day)s?\s+"
+    r"|\b(?P<n>\d{1,3}|"
+    + _NUMBER_ALT
+    + r"|(?:a\s+)?couple\s+of|(?:a\s+)?few)\s+(?P<unit2>year|month|week|day)s?\s+"
     r"(?:ago|before|earlier)\b"
     r"|\bthe\s+(?P<unit3>year|month|week|weekend|day)\s+before\b"
     r"|\b(?P<day>yesterday|today)\b",
