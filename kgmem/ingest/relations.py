@@ -6,9 +6,10 @@ sentences, is matched whole against the statement forms of `kgmem.lexicon` (most
 first: the one with the longest literal text); a match gives one fact
 ``subject -relation-> object`` whose two ends are canonical entities of the one id scheme
 (`kgmem.ingest.entities.EntityResolver`), typed by the relation (an entity's type is the kind
-most of its relations give it). The fact cites its turn, its text is the sentence, and a single-valued relation gives it the supersession key
-``<subject entity id>|<relation>``, so `kgmem.ingest.supersession` links a later value to the one
-it replaces exactly as for any other fact.
+most of its relations give it). The fact cites its turn, its text is the sentence, and a
+single-valued relation gives it the supersession key ``<subject entity id>|<relation>``, so
+`kgmem.ingest.supersession` links a later value to the one it replaces exactly as for any other
+fact.
 
 A sentence that matches no form as written is tried once more with each unknown word of length
 >= 6 replaced by the lexicon word it equals after swapping two adjacent letters ("origianl" →
