@@ -15,14 +15,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kgmem.config import Settings
+from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.embed import Embedder
-from kgmem.ingest.locomo import check_conversation_id
 from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport
 from kgmem.models import ConversationRecord, TurnRecord
+from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, rebuild_search_indexes
+from kgmem.turns import check_conversation_id, make_turn
 
 __all__ = ["Memory"]
 
@@ -48,6 +49,7 @@ class Memory:
         self._schema_ready = False
         self._extractor: Any = None
         self._contexts: dict[str, Any] = {}
+        self._chain_sources: dict[str, StoreFactSource] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> Memory:
@@ -91,7 +93,13 @@ class Memory:
         rebuilt = rebuild_search_indexes(self.store, self.embedder.dimension)
         self._schema_ready = True
         self._contexts.clear()
+        self._chain_sources.clear()
         return rebuilt
+
+    def _invalidate(self, conversation_id: str) -> None:
+        """Drop what this memory caches about a conversation (every write calls it)."""
+        self._contexts.pop(conversation_id, None)
+        self._chain_sources.pop(conversation_id, None)
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:
@@ -99,11 +107,15 @@ class Memory:
 
     @property
     def extractor(self) -> Any:
-        """The rule-based fact extractor (spaCy), loaded lazily."""
+        """The rule-based fact extractors, loaded lazily: spaCy clauses and lexicon statements
+        (`kgmem.ingest.relations`)."""
         if self._extractor is None:
             from kgmem.ingest.extract import SpacyExtractor
+            from kgmem.ingest.relations import CombinedExtractor, RelationExtractor
 
-            self._extractor = SpacyExtractor(self.settings.spacy_model)
+            self._extractor = CombinedExtractor(
+                [SpacyExtractor(self.settings.spacy_model), RelationExtractor()]
+            )
         return self._extractor
 
     def _ingestor(self, facts: FactSources) -> Ingestor:
@@ -138,7 +150,7 @@ class Memory:
             report.bookmarks = self.store.bookmarks()
             return report
         finally:  # the conversation's entities and speakers may have changed
-            self._contexts.pop(conversation.conversation_id, None)
+            self._invalidate(conversation.conversation_id)
 
     def add_turns(
         self,
@@ -167,7 +179,7 @@ class Memory:
         """
         check_conversation_id(conversation_id, file="<add_turns>")
         self._ensure_schema()
-        self._contexts.pop(conversation_id, None)
+        self._invalidate(conversation_id)
         last = self.store.read("read/last_turn", conversation_id=conversation_id)
         prev_id = last[0]["id"] if last else None
         next_index = (last[0]["index"] + 1) if last else 0
@@ -175,35 +187,21 @@ class Memory:
         default_time = observed_at or datetime.now(UTC)
         records: list[TurnRecord] = []
         for offset, raw in enumerate(turns):
-            speaker, text = raw.get("speaker"), raw.get("text")
-            where = f"#{offset}"
-            if not isinstance(speaker, str) or not speaker.strip():
+            if not isinstance(raw, Mapping):
                 raise MalformedInput(
-                    "turn has no speaker", conversation_id=conversation_id, turn=where
-                )
-            if not isinstance(text, str) or not text.strip():
-                raise MalformedInput(
-                    "turn has no text", conversation_id=conversation_id, turn=where
-                )
-            when = raw.get("observed_at", default_time)
-            if not isinstance(when, datetime) or when.tzinfo is None:
-                raise MalformedInput(
-                    "observed_at must be a timezone-aware datetime",
-                    conversation_id=conversation_id,
-                    turn=where,
+                    "turn is not a mapping", conversation_id=conversation_id, turn=f"#{offset}"
                 )
             index = next_index + offset
-            local = str(raw.get("id") or f"t{index}")
             records.append(
-                TurnRecord(
-                    id=f"{conversation_id}:{local}",
-                    conversation_id=conversation_id,
+                make_turn(
+                    conversation_id,
+                    raw.get("id") or f"t{index}",
+                    speaker=raw.get("speaker"),
+                    text=raw.get("text"),
                     session=int(raw.get("session", current_session)),
                     index=index,
-                    dia_id=local,
-                    speaker=speaker.strip(),
-                    text=text,
-                    observed_at=when.astimezone(UTC),
+                    observed_at=raw.get("observed_at", default_time),
+                    file="<add_turns>",
                 )
             )
         stored = {
@@ -233,7 +231,7 @@ class Memory:
             report.bookmarks = self.store.bookmarks()
             return report
         finally:
-            self._contexts.pop(conversation_id, None)
+            self._invalidate(conversation_id)
 
     def bookmarks(self) -> list[str]:
         """Neo4j bookmarks of this memory's writes so far (opaque strings; see `use_bookmarks`)."""
@@ -251,7 +249,7 @@ class Memory:
         Returns:
             counts deleted per label. Raises `ConversationNotFound` if it holds nothing.
         """
-        self._contexts.pop(conversation_id, None)
+        self._invalidate(conversation_id)
         rows = self.store.write("write/forget_conversation", conversation_id=conversation_id)
         counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
         if not any(counts.values()):
@@ -291,6 +289,26 @@ class Memory:
         """
         return self.engine(config).search(query, conversation_id, k)
 
+    def chain(self, question: str, conversation_id: str) -> ChainResult:
+        """Answer a chain question ("the country of citizenship of the spouse of X") by following
+        relations of `kgmem.lexicon` from the entity it names, over current values.
+
+        Args:
+            question: any text; its relation cues and names are read by
+                `kgmem.retrieve.chain.compile_question`.
+            conversation_id: the conversation (others are never read).
+
+        Returns:
+            a `ChainResult`: the answer (the last hop's object) or None, and every hop with its
+            fact, serial, whether it was the current value, and the turns it cites.
+        """
+        source = self._chain_sources.get(conversation_id)
+        if source is None:
+            source = self._chain_sources[conversation_id] = StoreFactSource(
+                self.store, conversation_id
+            )
+        return follow_chain(source, conversation_id, question)
+
     def _keys(self, conversation_id: str, entity: str, relation: str) -> list[str]:
         from kgmem.ingest.supersession import relation_family
 
@@ -325,7 +343,7 @@ class Memory:
 
     def evidence_cypher(self, result: SearchResult) -> str:
         """A ready-to-paste Neo4j Browser statement drawing ``result``'s evidence subgraph."""
-        from kgmem.audit import evidence_cypher
+        from kgmem.retrieve.evidence import evidence_cypher
 
         return evidence_cypher(result)
 

@@ -7,7 +7,7 @@ notebook and anyone checking a retrieval by hand:
   of ``cypher/browser/evidence_subgraph.cypher``) that draws the hits' evidence subgraph;
 - `evidence_subgraph` / `draw_evidence`: the same subgraph as a `networkx.MultiDiGraph`, drawn
   with matplotlib (nodes coloured by label, edges by type, gold turns ringed);
-- `grade`: the EXACT / SUPPORTED grades of design.md §4 for one question.
+- `grade`: the EXACT / SUPPORTED grades of docs/design.md §4 for one question.
 
 Only `evidence_subgraph` and `grade` touch the store (through named statements); matplotlib is
 imported lazily by `draw_evidence` and `plot_terms`, so importing this module needs neither a
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from kgmem.store.catalogue import catalogue
+from kgmem.retrieve.evidence import cypher_string, evidence_cypher
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,39 +58,6 @@ EDGE_COLOURS: dict[str, str] = {
     "MEMBER_OF": "tab:purple",
     "SUPERSEDES": "tab:red",
 }
-
-
-def cypher_string(value: str) -> str:
-    """``value`` as a single-quoted Cypher string literal (backslashes and quotes escaped)."""
-    escaped = (
-        value.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r")
-    )
-    return f"'{escaped}'"
-
-
-def evidence_cypher(result: SearchResult) -> str:
-    """A Neo4j Browser script that draws the evidence subgraph of ``result``'s hits.
-
-    The script is a ``:param turn_ids => [...]`` line (the hit ids inlined as a list literal,
-    best first) followed by the statement of ``cypher/browser/evidence_subgraph.cypher``, so a
-    person pastes it into Browser's editor and runs it as is (Browser runs the two statements
-    one after the other; the statement's own ``// :param`` example lines are comments).
-
-    Args:
-        result: a search result (its ``hits`` give the turn ids; ``query`` goes in a comment).
-
-    Returns:
-        the script text, ending with a newline.
-    """
-    ids = ", ".join(cypher_string(hit.turn_id) for hit in result.hits)
-    question = " ".join(result.query.split())
-    lines = catalogue()["browser/evidence_subgraph"].splitlines()
-    # drop the file's example `// :param` comments: the real :param line replaces them
-    statement = "\n".join(line for line in lines if not line.lstrip().startswith("// :param"))
-    # comments must stay one line each: a newline in a user-given string would start a statement
-    tenant = " ".join(result.conversation_id.split())
-    header = f"conversation {tenant}, {len(result.hits)} hits ({result.engine})"
-    return f"// evidence for: {question}\n// {header}\n:param turn_ids => [{ids}];\n{statement};\n"
 
 
 def _node_attrs(node: dict[str, Any]) -> dict[str, Any]:
@@ -280,7 +247,7 @@ def plot_terms(result: SearchResult, *, ax: Axes | None = None) -> Axes:
 def grade(
     memory: Memory, question: QuestionRecord, result: SearchResult, k: int = 10
 ) -> dict[str, Any]:
-    """The EXACT and SUPPORTED grades of one question's top-``k`` hits (design.md §4).
+    """The EXACT and SUPPORTED grades of one question's top-``k`` hits (docs/design.md §4).
 
     EXACT: a gold turn is in the top ``k``. SUPPORTED: a top-``k`` turn is gold, shares a fact
     with a gold turn (one ``Fact`` CITES both), or contains the normalised gold answer string

@@ -5,7 +5,7 @@ turn id, date and speaker) and asks for an answer that cites turn ids in square 
 lock is applied in code, not trusted to the model: citations are checked against the turns
 the model was given, and an answer with no valid citation becomes an abstention
 (`ABSTENTION`, "not in memory"). Nothing derived replaces the raw text: the reader only ever
-sees original turns (design.md §1).
+sees original turns (docs/design.md §1).
 
 Settings (``KGMEM_READER_*``): ``reader_base_url`` (e.g. ``http://127.0.0.1:8080/v1``; the
 client POSTs to ``<base_url>/chat/completions``), ``reader_model``, ``reader_api_key``

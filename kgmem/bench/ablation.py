@@ -1,5 +1,5 @@
 """The ablation ladder of the LoCoMo benchmark: one engine configuration per added term or
-generator, in the order design.md §3 adds them, plus the negative rows kept for the record."""
+generator, in the order docs/design.md §3 adds them, plus the negative rows kept for the record."""
 
 from __future__ import annotations
 
@@ -24,9 +24,10 @@ def default_row(
 
 def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, EngineConfig]]:
     """The ladder, each row adding one term or generator with the shipped weights:
-    cosine → +facts → +adjacency → +time → +bm25 → +entity → +window → +events → +timeline →
-    +hop (= the shipped default), then negative rows kept for the record: the first-cut fact
-    weight 0.2 (design.md §3.4) and reciprocal-rank fusion of whole lists."""
+    cosine → +facts → +adjacency → +time → +bm25 (= the shipped default: dense turns, dense
+    facts, BM25) → +entity → +window → +events → +timeline → +hop, then negative rows kept
+    for the record: the first-cut fact weight 0.2 (docs/design.md §3.4) and reciprocal-rank
+    fusion of whole lists."""
     base = EngineConfig.from_settings(settings, engine="linked", fact_sources=sources)
     w = base.weights
     signals = dict(w.signals)

@@ -1,4 +1,4 @@
-"""The LoCoMo evidence-recall benchmark (Maharana et al., ACL 2024; protocol in design.md §4).
+"""The LoCoMo evidence-recall benchmark (Maharana et al., ACL 2024; protocol in docs/design.md §4).
 
 For every question of categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop;
 5 adversarial is counted, not scored) the engine retrieves turns and we compute ALL@k, ANY@k,
@@ -23,7 +23,8 @@ The JSON report (``--json PATH``) has this schema (version 1)::
                                             "ndcg_at", "mrr", "candidates",
                                             "latency_p50_ms", "latency_p95_ms"}},
                "grades": {"exact_at": {"10": x}, "supported_at": {"10": x}},
-               "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}}}]}
+               "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}}}],
+     "cv": {...}}                     (with --cv only; see `loco_cv`)
 
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
 """
@@ -45,7 +46,14 @@ from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, QuestionRecord
 from kgmem.retrieve.engine import EngineConfig
 
-__all__ = ["SCHEMA", "evidence_support", "fact_coverage", "git_commit", "run_locomo_bench"]
+__all__ = [
+    "SCHEMA",
+    "evidence_support",
+    "fact_coverage",
+    "git_commit",
+    "loco_cv",
+    "run_locomo_bench",
+]
 
 SCHEMA = "kgmem.bench.locomo/1"
 SCORED_CATEGORIES = (1, 2, 3, 4)
@@ -102,6 +110,7 @@ def run_locomo_bench(
     rows: Sequence[tuple[str, EngineConfig]],
     facts: FactSources = "both",
     progress: Progress | None = None,
+    cv: bool = False,
 ) -> dict[str, Any]:
     """Run the benchmark; returns the JSON-ready report described in the module docstring.
 
@@ -113,6 +122,7 @@ def run_locomo_bench(
         rows: named engine configurations, one result row each (ablation order).
         facts: fact sources to ingest (``both`` lets every row choose).
         progress: callback ``(stage, done, total)``.
+        cv: add ``cv``, the leave-one-conversation-out choice among ``rows`` (`loco_cv`).
     """
     records = load_locomo(path, conversations)
     report: dict[str, Any] = {
@@ -150,6 +160,7 @@ def run_locomo_bench(
     support = {q.id: _supporting_turns(memory, q, normalized) for q in scored if q.evidence}
     kmax = max(ks)
     report["rows"] = []
+    by_row: dict[str, list[QuestionScore]] = {}
     for name, config in rows:
         engine = memory.engine(config)
         per_question: list[QuestionScore] = []
@@ -176,6 +187,7 @@ def run_locomo_bench(
                     supported[k].append(float(bool(set(ranked[:k]) & support[q.id])))
             if progress:
                 progress(name, 1, len(scored))
+        by_row[name] = per_question
         summary = summarize(per_question, ks)
         latencies = [s.latency_ms for s in per_question]
         report["rows"].append(
@@ -196,7 +208,68 @@ def run_locomo_bench(
                 },
             }
         )
+    if cv:
+        report["cv"] = loco_cv(by_row, ks)
     return report
+
+
+def _conversation(question_id: str) -> str:
+    return question_id.rsplit(":", 1)[0]
+
+
+def _criterion(scores: Sequence[QuestionScore], k: int) -> float:
+    """Mean R@k over the questions with gold evidence (the selection criterion of `loco_cv`)."""
+    return summarize([s for s in scores if s.gold], (k,))["all"].recall_at[k]
+
+
+def loco_cv(by_row: dict[str, list[QuestionScore]], ks: Sequence[int]) -> dict[str, Any]:
+    """Leave-one-conversation-out cross-validation of the choice among ``by_row``'s rows.
+
+    For each conversation in turn, the row with the best mean R@k (k = 10 if measured, else the
+    largest k; ties go to the earlier row) on the *other* conversations is chosen and scored on
+    the held-out one. The held-out questions of all folds together give the cross-validated
+    figure; the in-sample figure is the best row chosen and scored on every conversation. Their
+    gap is the optimism of picking a configuration on the data it is measured on.
+
+    Args:
+        by_row: ``{row name: per-question scores}``, every row over the same questions.
+        ks: the measured cut-offs.
+
+    Returns:
+        ``{"criterion": "recall@10", "folds": [{"held_out", "chosen", "train", "test"}],
+        "cv": {"all"|"1".."4": metrics}, "in_sample": {"chosen", "metrics"}}`` (metric dicts as
+        in the rows' ``metrics``), or ``{"skipped": reason}`` with fewer than two conversations.
+    """
+    k = 10 if 10 in ks else max(ks)
+    names = list(by_row)
+    if not names:
+        return {"skipped": "no rows"}
+    conversations = sorted({_conversation(s.question_id) for s in by_row[names[0]]})
+    if len(conversations) < 2:
+        return {"skipped": "cross-validation needs at least two conversations"}
+    folds: list[dict[str, Any]] = []
+    held_out: list[QuestionScore] = []
+    for conv in conversations:
+        train = {
+            n: _criterion([s for s in by_row[n] if _conversation(s.question_id) != conv], k)
+            for n in names
+        }
+        chosen = max(names, key=lambda n: (train[n], -names.index(n)))
+        test = [s for s in by_row[chosen] if _conversation(s.question_id) == conv]
+        held_out.extend(test)
+        fold = {"held_out": conv, "chosen": chosen, "train": train[chosen]}
+        folds.append({**fold, "test": _criterion(test, k)})
+    overall = {n: _criterion(by_row[n], k) for n in names}
+    best = max(names, key=lambda n: (overall[n], -names.index(n)))
+    return {
+        "criterion": f"recall@{k}",
+        "folds": folds,
+        "cv": {key: v.to_dict() for key, v in summarize(held_out, ks).items()},
+        "in_sample": {
+            "chosen": best,
+            "metrics": {key: v.to_dict() for key, v in summarize(by_row[best], ks).items()},
+        },
+    }
 
 
 def fact_coverage(

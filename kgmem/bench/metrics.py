@@ -1,6 +1,6 @@
 """Retrieval and answer metrics, as pure functions.
 
-Definitions follow design.md §4. Evidence recall is measured on LoCoMo (Maharana et al.,
+Definitions follow docs/design.md §4. Evidence recall is measured on LoCoMo (Maharana et al.,
 "Evaluating Very Long-Term Conversational Memory of LLM Agents", ACL 2024): each question cites
 gold evidence turns (``D<session>:<turn>`` dialogue ids); a retriever returns a ranked list of
 turn ids and is scored on how many of the gold turns it puts in its top ``k``:
@@ -42,7 +42,6 @@ __all__ = [
     "mrr",
     "ndcg_at_k",
     "normalize_answer",
-    "normalize_evidence",
     "percentile",
     "recall_at_k",
     "substring_exact_match",
@@ -56,67 +55,7 @@ CATEGORY_NAMES: dict[int, str] = {
     4: "single-hop",
     5: "adversarial",
 }
-"""LoCoMo question categories as numbered in the released ``locomo10.json`` (design.md §4)."""
-
-# "D8:6", "d8:6", "D:11:26", "D30:05", "D 8 : 6" -> (session, turn). Anything between two
-# matches (";", ",", spaces) is a separator.
-_EVIDENCE_ID = re.compile(r"[Dd]\s*:?\s*(\d+)\s*:\s*(\d+)")
-
-
-# --------------------------------------------------------------------------------------------
-# gold evidence ids
-# --------------------------------------------------------------------------------------------
-
-
-def normalize_evidence(
-    raw: str | Sequence[str] | None, valid_ids: Collection[str]
-) -> tuple[list[str], list[str]]:
-    """Turn LoCoMo gold evidence entries into canonical local turn ids.
-
-    The released data holds entries such as ``"D8:6; D9:17"`` (two ids in one string),
-    ``"D:11:26"`` (a stray colon), ``"D30:05"`` (a leading zero), lower case ``"d1:3"``, stray
-    spaces, and ids that point at no turn. Every ``D<s>:<t>`` inside an entry is read, rewritten
-    as ``D<int(s)>:<int(t)>`` and kept if it is in ``valid_ids``.
-
-    Args:
-        raw: one entry or a list of entries (the ``evidence`` field of a LoCoMo ``qa`` item).
-            ``None`` and non-string items are tolerated (read as no entry / ``str(item)``).
-        valid_ids: the conversation's local turn ids in canonical form (``"D1:3"``).
-
-    Returns:
-        ``(resolved, unresolved)``: canonical ids found in ``valid_ids``, and the raw pieces
-        (stripped) that name no existing turn or no id at all. Both are deduplicated preserving
-        first-seen order. Never raises.
-    """
-    if raw is None:
-        entries: list[str] = []
-    elif isinstance(raw, str):
-        entries = [raw]
-    else:
-        entries = [item if isinstance(item, str) else str(item) for item in raw]
-
-    resolved: list[str] = []
-    unresolved: list[str] = []
-    for entry in entries:
-        matches = list(_EVIDENCE_ID.finditer(entry))
-        if not matches:
-            piece = entry.strip()
-            if piece:
-                _append_unique(unresolved, piece)
-            continue
-        for match in matches:
-            canonical = f"D{int(match.group(1))}:{int(match.group(2))}"
-            if canonical in valid_ids:
-                _append_unique(resolved, canonical)
-            else:
-                _append_unique(unresolved, match.group(0).strip())
-    return resolved, unresolved
-
-
-def _append_unique(items: list[str], value: str) -> None:
-    if value not in items:
-        items.append(value)
-
+"""LoCoMo question categories as numbered in the released ``locomo10.json`` (docs/design.md §4)."""
 
 # --------------------------------------------------------------------------------------------
 # ranked-list metrics
@@ -309,7 +248,7 @@ def summarize(
 
     Args:
         per_question: one `QuestionScore` per question (any categories; filter category 5
-            beforehand if adversarial questions should not count, as in design.md §4).
+            beforehand if adversarial questions should not count, as in docs/design.md §4).
         ks: cut-offs, each >= 1.
 
     Returns:

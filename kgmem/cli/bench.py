@@ -137,6 +137,12 @@ def _print_locomo(report: dict[str, Any]) -> None:
 @click.option(
     "--ablate", is_flag=True, help="One row per added term/generator (cosine → +facts → ...)."
 )
+@click.option(
+    "--cv",
+    is_flag=True,
+    help="Leave-one-conversation-out: choose among the ablation rows on the other "
+    "conversations, score the held-out one, rotate (implies --ablate).",
+)
 @_report_options
 @click.pass_context
 def bench_locomo(
@@ -147,6 +153,7 @@ def bench_locomo(
     engine: str,
     fact_sources: str,
     ablate: bool,
+    cv: bool,
     json_path: Path | None,
     quiet: bool,
 ) -> None:
@@ -155,12 +162,18 @@ def bench_locomo(
     sources = cast(FactSourceChoice, fact_sources)
     rows = (
         ablation_rows(settings, sources)
-        if ablate
+        if ablate or cv
         else [default_row(settings, cast(Literal["cosine", "linked"], engine), sources)]
     )
     with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
         report = run_locomo_bench(
-            memory, file, conversations=conversations or None, ks=ks, rows=rows, progress=progress
+            memory,
+            file,
+            conversations=conversations or None,
+            ks=ks,
+            rows=rows,
+            progress=progress,
+            cv=cv,
         )
     if json_path is not None and str(json_path) == "-":
         click.echo(dump_json(report))
@@ -168,6 +181,31 @@ def bench_locomo(
     if json_path is not None:
         json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
     _print_locomo(report)
+    if cv:
+        _print_cv(report["cv"])
+
+
+def _print_cv(cv: dict[str, Any]) -> None:
+    if "skipped" in cv:
+        console.print(f"LOCO-CV skipped: {cv['skipped']}")
+        return
+    crit = cv["criterion"]
+    k = crit.split("@")[1]
+    table = Table(title=f"leave-one-conversation-out ({crit})", title_justify="left")
+    for col in ("held out", "chosen on the other conversations", "train", "held-out"):
+        table.add_column(col)
+    for fold in cv["folds"]:
+        table.add_row(
+            fold["held_out"], fold["chosen"], f"{100 * fold['train']:.1f}",
+            f"{100 * fold['test']:.1f}",
+        )
+    console.print(table)
+    cross, ins = cv["cv"]["all"], cv["in_sample"]["metrics"]["all"]
+    console.print(
+        f"LOCO-CV R@{k} {100 * cross['recall_at'][k]:.1f} ALL@{k} {100 * cross['all_at'][k]:.1f}"
+        f" | in-sample R@{k} {100 * ins['recall_at'][k]:.1f} ALL@{k} {100 * ins['all_at'][k]:.1f}"
+        f" ({cv['in_sample']['chosen']})"
+    )
 
 
 @bench.command("mab")
@@ -175,13 +213,14 @@ def bench_locomo(
 @_report_options
 @click.pass_context
 def bench_mab(ctx: click.Context, file: Path, json_path: Path | None, quiet: bool) -> None:
-    """MemoryAgentBench FactConsolidation with no reader (deterministic resolver)."""
+    """MemoryAgentBench FactConsolidation through Memory with no reader: each fact list is
+    ingested as a conversation, each question answered by the chain operator."""
     from kgmem.bench.mab import run_mab_bench
 
     with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
         memory.apply_schema()
         tick = (lambda n: progress("questions", n, 0)) if progress else None
-        report = run_mab_bench(memory.store, file, progress=tick)
+        report = run_mab_bench(memory, file, progress=tick)
     if json_path is not None and str(json_path) == "-":
         click.echo(dump_json(report))
         return
@@ -199,5 +238,5 @@ def bench_mab(ctx: click.Context, file: Path, json_path: Path | None, quiet: boo
     console.print(table)
     console.print(
         f"latency per question p50 {report['latency_ms']['p50']:.1f} ms, p95 "
-        f"{report['latency_ms']['p95']:.1f} ms; unparsed lines: {report['unparsed_lines']}"
+        f"{report['latency_ms']['p95']:.1f} ms; unanswered: {report['unanswered']}"
     )

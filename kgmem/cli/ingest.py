@@ -100,40 +100,17 @@ def ingest_chat(ctx: click.Context, file: Path, facts: str, quiet: bool, as_json
 @click.option(
     "--conversation",
     "conversation_id",
-    help="Tenant name (default: the row's source, or the file stem).",
+    help="Conversation id (default: the row's source, or the file stem).",
 )
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest_facts(
-    ctx: click.Context, file: Path, conversation_id: str | None, as_json: bool
+    ctx: click.Context, file: Path, conversation_id: str | None, quiet: bool, as_json: bool
 ) -> None:
-    """Ingest a numbered fact list ("0. ...\\n1. ...", higher number = newer) as facts with
-    entities and SUPERSEDES chains (plain text, or MemoryAgentBench JSON rows)."""
-    from kgmem.ingest.numbered import ingest_numbered, load_numbered_file, parse_numbered_facts
+    """Ingest a numbered fact list ("0. ...\\n1. ...", higher number = newer; plain text, or
+    MemoryAgentBench JSON rows) as a conversation: one turn per line, spoken by "source", with
+    statement facts, entities and SUPERSEDES chains like any conversation."""
+    from kgmem.ingest.numbered import load_numbered
 
-    results: dict[str, dict[str, int]] = {}
-    with memory_from(ctx) as memory:
-        memory.apply_schema()
-        rows = load_numbered_file(file)
-        for tenant, context in rows:
-            parsed = parse_numbered_facts(context, source=str(file))
-            parsed.raise_if_unparsed()
-            name = (
-                tenant
-                if not conversation_id
-                else (conversation_id if len(rows) == 1 else f"{conversation_id}-{tenant}")
-            )
-            results[name] = ingest_numbered(
-                memory.store, name, parsed, batch_size=memory.settings.write_batch_size
-            )
-    if as_json:
-        click.echo(dump_json(results))
-        return
-    table = (
-        Table("conversation", *next(iter(results.values())).keys())
-        if results
-        else Table("conversation")
-    )
-    for name, counts in results.items():
-        table.add_row(name, *(str(v) for v in counts.values()))
-    console.print(table)
+    _run(ctx, load_numbered(file, conversation_id=conversation_id), "extracted", quiet, as_json)

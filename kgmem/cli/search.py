@@ -160,3 +160,28 @@ def history(
     with memory_from(ctx) as memory:
         rows = memory.history(conversation_id, entity, relation)
     _print_facts(rows, as_json)
+
+
+@click.command()
+@click.argument("question")
+@click.option("--conversation", "conversation_id", required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (answer, hops, cited turns).")
+@click.pass_context
+def chain(ctx: click.Context, question: str, conversation_id: str, as_json: bool) -> None:
+    """Answer a chain QUESTION ("the capital of the country of citizenship of the spouse of X")
+    by following lexicon relations over current values; every hop shows its fact and turn."""
+    with memory_from(ctx) as memory:
+        result = memory.chain(question, conversation_id)
+    if as_json:
+        click.echo(dump_json(result.as_dict()))
+        return
+    if result.answer is None:
+        console.print("no chain found" + (f" from {result.base}" if result.base else ""))
+        return
+    console.print(f"{result.answer}  (from {result.base}, score {result.score:.2f})")
+    for hop in result.hops:
+        state = "current" if hop.latest else "older value"
+        cites = ", ".join(hop.cites)
+        console.print(f"  {hop.relation} -> {hop.object_name}  [{state}; {cites}]  {hop.text}")
+    if result.relaxations:
+        console.print("  relaxed: " + "; ".join(result.relaxations))

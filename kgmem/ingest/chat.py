@@ -25,8 +25,8 @@ from typing import Any
 
 from kgmem.errors import DateParseError, InputError, MalformedInput
 from kgmem.ingest.dates import parse_session_datetime
-from kgmem.ingest.locomo import check_conversation_id, check_unicode, turn_text
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
+from kgmem.turns import check_conversation_id, make_turn
 
 __all__ = ["load_chat", "parse_chat_conversation"]
 
@@ -104,36 +104,20 @@ def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> Conversation
             where = f"S{number}:{n}"
             if not isinstance(item, dict):
                 raise MalformedInput("turn is not an object", file=file, conversation_id=cid, turn=where)
-            local = item.get("id", where)
-            if not isinstance(local, str | int) or isinstance(local, bool) or not str(local).strip():
-                raise MalformedInput("turn 'id' must be a non-empty string", file=file, conversation_id=cid, turn=where)
-            local = str(local).strip()
-            speaker = item.get("speaker")
-            if not isinstance(speaker, str) or not speaker.strip():
-                raise MalformedInput("turn has no 'speaker'", file=file, conversation_id=cid, turn=local)
-            text = item.get("text")
-            caption = item.get("image_caption")
-            if not isinstance(text, str) or (caption is not None and not isinstance(caption, str)):
-                raise MalformedInput("turn 'text' must be a string", file=file, conversation_id=cid, turn=local)
-            full = turn_text(text, caption)
-            if not full:
-                raise MalformedInput("empty turn text", file=file, conversation_id=cid, turn=local)
-            speaker = speaker.strip()
-            check_unicode([local, speaker, full], file=file, cid=cid, turn=local)
-            if speaker not in speakers:
-                speakers.append(speaker)
-            turns.append(
-                TurnRecord(
-                    id=f"{cid}:{local}",
-                    conversation_id=cid,
-                    session=number,
-                    index=len(turns),
-                    dia_id=local,
-                    speaker=speaker,
-                    text=full,
-                    observed_at=started,
-                )
+            turn = make_turn(
+                cid,
+                item.get("id", where),
+                speaker=item.get("speaker"),
+                text=item.get("text"),
+                caption=item.get("image_caption"),
+                session=number,
+                index=len(turns),
+                observed_at=started,
+                file=file,
             )
+            if turn.speaker not in speakers:
+                speakers.append(turn.speaker)
+            turns.append(turn)
     if len({t.id for t in turns}) != len(turns):
         raise MalformedInput("duplicate turn id", file=file, conversation_id=cid)
     if len({s.session for s in sessions}) != len(sessions):

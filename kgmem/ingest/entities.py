@@ -1,6 +1,6 @@
 """Typed entity resolution, scoped to one conversation.
 
-Entities are resolved **by type, never by capitalisation** (design.md §1: hopping through
+Entities are resolved **by type, never by capitalisation** (docs/design.md §1: hopping through
 capitalised words lost 2 points of LoCoMo recall; "Sunday" is not an entity). The extractor
 hands in surfaces already typed by spaCy NER labels (see `ner_type`) or by noun-chunk analysis;
 this module decides whether a surface is an entity at all, normalises it, and maps it to one
@@ -27,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kgmem.models import EntityRecord, EntityType
+from kgmem.time import MONTH_ABBREVIATIONS, MONTHS, NUMBERS, WEEKDAY_ABBREVIATIONS
+from kgmem.time import WEEKDAYS as _WEEKDAY_NAMES
 
 __all__ = [
     "GENERIC",
@@ -71,9 +73,8 @@ PRONOUNS = _words(
     "these those who whom whose what which someone somebody everyone everybody anyone anybody "
     "one something anything everything nothing y'all ya u"
 )
-WEEKDAYS = _words(
-    "monday tuesday wednesday thursday friday saturday sunday weekday weekdays weekend weekends "
-    "mon tue tues wed thu thur thurs fri sat sun"
+WEEKDAYS = frozenset(_WEEKDAY_NAMES) | frozenset(WEEKDAY_ABBREVIATIONS) | _words(
+    "weekday weekdays weekend weekends"
 )
 KINSHIP = _words(
     "mom mum mother mommy mama dad father daddy papa parent parents son sons daughter daughters "
@@ -94,20 +95,15 @@ GENERIC = _words(
     "fun reason reasons sense matter point something anything everything nothing other others "
     "stuff end start beginning rest type types piece pieces"
 )
-NUMBER_WORDS = _words(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
-    "ninety hundred thousand million billion dozen dozens couple few several"
+NUMBER_WORDS = (frozenset(NUMBERS) - {"a", "an"}) | _words(
+    "sixty seventy eighty ninety thousand million billion dozens couple few several"
 )
 _RELATIVE_DATE_WORDS = _words(
     "today tonight tomorrow yesterday now recently ago last next this past coming weekend week "
     "weeks month months year years day days morning afternoon evening night few couple earlier "
     "later lately soon"
 )
-_MONTHS = _words(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec"
-)
+_MONTHS = frozenset(MONTHS) | frozenset(MONTH_ABBREVIATIONS)
 _YEAR = re.compile(r"\b(1[6-9]|2[0-9])\d\d\b")
 _DAY_NUM = re.compile(r"\b\d{1,2}(st|nd|rd|th)?\b")
 _LEADING = re.compile(

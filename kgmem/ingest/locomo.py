@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kgmem.bench.metrics import normalize_evidence
 from kgmem.errors import DateParseError, InputError, MalformedInput
 from kgmem.ingest.dates import parse_session_datetime
 from kgmem.models import (
@@ -32,61 +31,64 @@ from kgmem.models import (
     SessionRecord,
     TurnRecord,
 )
+from kgmem.turns import check_conversation_id, check_unicode, make_turn
 
-__all__ = [
-    "check_conversation_id",
-    "check_unicode",
-    "load_locomo",
-    "parse_locomo_sample",
-    "turn_text",
-]
+__all__ = ["load_locomo", "normalize_evidence", "parse_locomo_sample"]
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
+# "D8:6", "d8:6", "D:11:26", "D30:05", "D 8 : 6" -> (session, turn). Anything between two
+# matches (";", ",", spaces) is a separator.
+_EVIDENCE_ID = re.compile(r"[Dd]\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
-def check_unicode(
-    values: Iterable[str], *, file: str, cid: str | None, turn: str | None = None
-) -> None:
-    """Raise `MalformedInput` if a string cannot be encoded as UTF-8.
+def normalize_evidence(
+    raw: str | Sequence[str] | None, valid_ids: Collection[str]
+) -> tuple[list[str], list[str]]:
+    """Turn LoCoMo gold evidence entries into canonical local turn ids.
 
-    JSON may spell lone UTF-16 surrogates (``"\\ud83d"``); Python decodes them into strings
-    that neither the tokenizer nor the Neo4j driver accepts (a ``TypeError`` deep inside the
-    embedder). Reliability tests found this; rejecting them here names the turn instead.
+    The released data holds entries such as ``"D8:6; D9:17"`` (two ids in one string),
+    ``"D:11:26"`` (a stray colon), ``"D30:05"`` (a leading zero), lower case ``"d1:3"``, stray
+    spaces, and ids that point at no turn. Every ``D<s>:<t>`` inside an entry is read, rewritten
+    as ``D<int(s)>:<int(t)>`` and kept if it is in ``valid_ids``.
+
+    Args:
+        raw: one entry or a list of entries (the ``evidence`` field of a LoCoMo ``qa`` item).
+            ``None`` and non-string items are tolerated (read as no entry / ``str(item)``).
+        valid_ids: the conversation's local turn ids in canonical form (``"D1:3"``).
+
+    Returns:
+        ``(resolved, unresolved)``: canonical ids found in ``valid_ids``, and the raw pieces
+        (stripped) that name no existing turn or no id at all. Both are deduplicated preserving
+        first-seen order. Never raises.
     """
-    for value in values:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise MalformedInput(
-                f"text is not valid Unicode (lone surrogate at position {exc.start})",
-                file=file, conversation_id=cid, turn=turn,
-            ) from exc
+    if raw is None:
+        entries: list[str] = []
+    elif isinstance(raw, str):
+        entries = [raw]
+    else:
+        entries = [item if isinstance(item, str) else str(item) for item in raw]
+
+    resolved: list[str] = []
+    unresolved: list[str] = []
+    for entry in entries:
+        matches = list(_EVIDENCE_ID.finditer(entry))
+        if not matches:
+            piece = entry.strip()
+            if piece:
+                _append_unique(unresolved, piece)
+            continue
+        for match in matches:
+            canonical = f"D{int(match.group(1))}:{int(match.group(2))}"
+            if canonical in valid_ids:
+                _append_unique(resolved, canonical)
+            else:
+                _append_unique(unresolved, match.group(0).strip())
+    return resolved, unresolved
 
 
-def check_conversation_id(cid: str, *, file: str) -> None:
-    """Raise `MalformedInput` if ``cid`` contains ``:`` (or is not valid Unicode).
-
-    Node ids are ``<conversation_id>:<local id>`` and local ids may contain ``:`` (LoCoMo's
-    ``D1:3``), so a ``:`` in the conversation id would let turn ``b:1`` of conversation ``a``
-    and turn ``1`` of conversation ``a:b`` share an id, and the second ingest would overwrite
-    the first tenant's turn (found by tests/integration/test_isolation.py). Without ``:`` the
-    prefix up to the first ``:`` names the tenant unambiguously.
-    """
-    check_unicode([cid], file=file, cid=None)
-    if ":" in cid:
-        raise MalformedInput(
-            "conversation id must not contain ':' (it separates the id from turn ids)",
-            file=file, conversation_id=cid,
-        )
-
-
-def turn_text(text: str, caption: str | None) -> str:
-    """The stored turn text: the utterance, plus ``[shared image: <caption>]`` if any."""
-    text = text.strip()
-    if caption and caption.strip():
-        shared = f"[shared image: {caption.strip()}]"
-        return f"{text} {shared}" if text else shared
-    return text
+def _append_unique(items: list[str], value: str) -> None:
+    if value not in items:
+        items.append(value)
 
 
 def load_locomo(
@@ -174,31 +176,21 @@ def parse_locomo_sample(sample: dict[str, Any], *, file: str = "<memory>") -> Co
         items = _require(conv, f"session_{number}", list, file=file, cid=cid)
         for item in items:
             dia_id = _require(item, "dia_id", str, file=file, cid=cid).strip()
-            speaker = _require(item, "speaker", str, file=file, cid=cid, turn=dia_id).strip()
-            text = item.get("text", "")
-            if not isinstance(text, str):
-                raise MalformedInput("field 'text' is not a string", file=file, conversation_id=cid, turn=dia_id)
             caption = item.get("blip_caption")
-            full = turn_text(text, caption if isinstance(caption, str) else None)
-            if not full:
-                raise MalformedInput("empty turn text", file=file, conversation_id=cid, turn=dia_id)
-            if not speaker:
-                raise MalformedInput("empty speaker", file=file, conversation_id=cid, turn=dia_id)
-            check_unicode([dia_id, speaker, full], file=file, cid=cid, turn=dia_id)
-            if speaker not in speakers:
-                speakers.append(speaker)
-            turns.append(
-                TurnRecord(
-                    id=f"{cid}:{dia_id}",
-                    conversation_id=cid,
-                    session=number,
-                    index=len(turns),
-                    dia_id=dia_id,
-                    speaker=speaker,
-                    text=full,
-                    observed_at=started,
-                )
+            turn = make_turn(
+                cid,
+                dia_id,
+                speaker=_require(item, "speaker", str, file=file, cid=cid, turn=dia_id),
+                text=item.get("text", ""),
+                caption=caption if isinstance(caption, str) else None,
+                session=number,
+                index=len(turns),
+                observed_at=started,
+                file=file,
             )
+            if turn.speaker not in speakers:
+                speakers.append(turn.speaker)
+            turns.append(turn)
     if len({t.id for t in turns}) != len(turns):
         raise MalformedInput("duplicate dia_id in conversation", file=file, conversation_id=cid)
     for key in ("speaker_a", "speaker_b"):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from kgmem.ingest.embed import Embedder
+from kgmem.embed import Embedder
 from kgmem.ingest.events import group_events
 from kgmem.ingest.extract import FactExtractor
 from kgmem.ingest.supersession import assign_keys, supersession_chain

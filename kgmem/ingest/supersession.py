@@ -6,7 +6,7 @@ facts get the key ``f"{subject}|{family}"``, where the *family* groups relations
 same question ("live_in" and "move_to" are both *residence*, so "I moved to Lisbon" replaces
 "I live in Berlin"). On one key, a newer fact (higher ``serial``, then later ``valid_from``, then
 the larger ``id`` as a deterministic tie-break) supersedes its immediate predecessor; the graph
-keeps both, linked by ``SUPERSEDES`` (design brief §1, §3.6; the "latest serial wins" rule is the
+keeps both, linked by ``SUPERSEDES`` (docs/design.md §1, §3.6; the "latest serial wins" rule is the
 one MemoryAgentBench FactConsolidation, Hu et al. ICLR 2026, scores).
 
 Multi-valued relations ("like", "visit", "read", "have_hobby", …) are not in `SINGLE_VALUED` and

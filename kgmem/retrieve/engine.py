@@ -5,6 +5,8 @@ Engines:
 - ``linked``: small generator pools (dense turns, dense facts → cited turns, and the
   generators of `kgmem.retrieve.generators`) merged by turn id and scored once by
   `kgmem.retrieve.score.score_candidates`.
+- ``rrf``: reciprocal-rank fusion of whole ranked lists, a negative row of the benchmark
+  (measured worse than the single scorer; docs/design.md §3.6).
 
 Nothing here imports the driver; Cypher runs through `kgmem.store.Store` by statement name.
 """
@@ -22,8 +24,8 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from kgmem.config import Settings
+from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.embed import Embedder
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
@@ -51,7 +53,7 @@ class EngineConfig:
     """One frozen retrieval configuration (a row of the ablation table).
 
     Attributes:
-        engine: ``cosine`` or ``linked``.
+        engine: ``cosine``, ``linked`` or ``rrf`` (negative benchmark row).
         generators: generator names switched on (see `ALL_GENERATORS`).
         weights: scorer weights (0 switches a term off).
         fact_sources: which fact sources the fact generators read.

@@ -1,4 +1,5 @@
-"""Question understanding: a `QueryPlan` read off the question's surface by rules (design.md §3.1).
+"""Question understanding: a `QueryPlan` read off the question's surface by rules
+(docs/design.md §3.1).
 
 No model is involved and nothing here touches the store, so planning costs microseconds and is
 fully explainable (``kgmem search --explain`` prints the plan, including which rule fired:
@@ -25,16 +26,24 @@ explicit ``reference`` datetime (the conversation's latest session date), never 
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgmem.models import EntityRecord, Granularity, TimeInterval
+from kgmem.time import (
+    MONTH_ABBREVIATIONS,
+    MONTHS,
+    NUMBERS,
+    SEASONS,
+    WEEKDAYS,
+    calendar_interval,
+    interpret_phrase,
+)
 
 if TYPE_CHECKING:
     from kgmem.config import Settings
@@ -188,16 +197,15 @@ class QueryPlan(BaseModel):
 # surface cues (generic English; LoCoMo question taxonomy)
 # --------------------------------------------------------------------------------------------
 
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name} | {"sept": 9}
+_MONTHS = MONTHS | {"sept": MONTH_ABBREVIATIONS["sept"]}  # full names ("Jan" is often a name)
 _AMBIGUOUS_MONTHS = {"may", "march"}  # also verbs: need a date context or a mid-sentence capital
-_WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
-_SEASONS = {name: name for name in ("spring", "summer", "autumn", "winter")} | {"fall": "autumn"}
-_SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "winter": 12}  # meteorological starts
-_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                 "eleven", "twelve")  # fmt: skip
-_NUMBERS = {word: n for n, word in enumerate(_NUMBER_WORDS, start=1)}
-_NUMBERS |= {"a": 1, "an": 1, "couple of": 2, "a couple of": 2, "few": 3, "a few": 3}
+_WEEKDAYS = WEEKDAYS
+_SEASONS = SEASONS
 
+_NUMBER_ALT = "|".join(
+    sorted((w for w, n in NUMBERS.items() if 0 < n <= 30), key=len, reverse=True)
+)
+_SEASON_ALT = "|".join(SEASONS)
 _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _PREP = r"in|during|since|until|by|before|after|of|on|early|late|mid|around|last|this|next"
 _DATE = re.compile(
@@ -212,13 +220,17 @@ _YEAR = re.compile(r"(?<![\d/:-])\b(?:19|20)\d\d\b(?![\d/:])")
 _WEEKDAY = re.compile(rf"\b({'|'.join(_WEEKDAYS)})s?\b", re.IGNORECASE)
 _SEASON = re.compile(
     r"\b(?:(?P<prep>in|during|the|this|last|next|over)\s+)?"
-    r"(?P<season>spring|summer|autumn|fall|winter)\b",
+    rf"(?P<season>{_SEASON_ALT})\b",
     re.IGNORECASE,
 )
-_RELATIVE = re.compile(
+_SEASON_YEAR = re.compile(
+    rf"(?:{_SEASON_ALT})\s+(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE
+)
+_RELATIVE = re.compile(  # cues only: `kgmem.time` resolves them
     r"\b(?P<which>last|this|past|previous)\s+(?P<unit>year|month|week|weekend)\b"
-    r"|\b(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
-    r"|(?:a\s+)?couple\s+of|(?:a\s+)?few)\s+(?P<unit2>year|month|week|day)s?\s+"
+    r"|\b(?P<n>\d{1,3}|"
+    + _NUMBER_ALT
+    + r"|(?:a\s+)?couple\s+of|(?:a\s+)?few)\s+(?P<unit2>year|month|week|day)s?\s+"
     r"(?:ago|before|earlier)\b"
     r"|\bthe\s+(?P<unit3>year|month|week|weekend|day)\s+before\b"
     r"|\b(?P<day>yesterday|today)\b",
@@ -322,69 +334,30 @@ def _interval(
     return TimeInterval(start=start, end=end, granularity=granularity, phrase=phrase.strip())
 
 
-def _month_interval(year: int, month: int, phrase: str) -> TimeInterval:
-    end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
-    return _interval(datetime(year, month, 1, tzinfo=UTC), end, "month", phrase)
-
-
-def _year_interval(year: int, phrase: str) -> TimeInterval:
-    start, end = datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
-    return _interval(start, end, "year", phrase)
-
-
-def _shift_month(year: int, month: int, delta: int) -> tuple[int, int]:
-    y, m = divmod(year * 12 + month - 1 + delta, 12)
-    return y, m + 1
-
-
 _COARSE: dict[str, int] = {"day": 0, "week": 1, "weekend": 1, "month": 2, "season": 3, "year": 4}
 
 
-def _day_interval(day: datetime, phrase: str, granularity: Granularity = "day") -> TimeInterval:
-    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    length = {"day": 1, "week": 7, "weekend": 2}[granularity]
-    return _interval(start, start + timedelta(days=length), granularity, phrase)
-
-
-def _season_interval(season: str, which: str, ref: datetime, phrase: str) -> TimeInterval | None:
-    """``last|this|next <season>`` relative to ``ref`` (northern meteorological seasons)."""
-    spans = []
-    for year in range(ref.year - 2, ref.year + 2):
-        start = datetime(year, _SEASON_MONTHS[season], 1, tzinfo=UTC)
-        y, m = _shift_month(year, _SEASON_MONTHS[season], 3)
-        spans.append((start, datetime(y, m, 1, tzinfo=UTC)))
-    if which == "last":
-        chosen = [s for s in spans if s[1] <= ref][-1:]
-    elif which == "next":
-        chosen = [s for s in spans if s[0] > ref][:1]
-    else:
-        chosen = [s for s in spans if s[0] <= ref][-1:]
-    return _interval(*chosen[0], "season", phrase) if chosen else None
-
-
-def _relative_interval(m: re.Match[str], ref: datetime) -> TimeInterval:
-    """Resolve one `_RELATIVE` match against ``ref`` (timezone-aware)."""
+def _relative_interval(m: re.Match[str], ref: datetime) -> TimeInterval | None:
+    """Resolve one `_RELATIVE` match against ``ref`` with `kgmem.time` ("the week before
+    <date>" is read as "a week ago" said on that date; "N weeks before|earlier" as "N weeks
+    ago"; "the past <unit>" as the grammar reads it, "past <unit>" alone as "last <unit>").
+    A naive ``ref`` is taken as UTC."""
+    if ref.tzinfo is None or ref.utcoffset() is None:
+        ref = ref.replace(tzinfo=UTC)
     phrase = m.group(0)
-    if m.group("day"):
-        day = ref if m.group("day").lower() == "today" else ref - timedelta(days=1)
-        return _day_interval(day, phrase)
     if m.group("unit3"):
-        unit, back = m.group("unit3").lower(), 1
-    elif m.group("unit"):
-        unit, back = m.group("unit").lower(), int(m.group("which").lower() != "this")
+        unit = m.group("unit3").lower()
+        words = "last weekend" if unit == "weekend" else f"a {unit} ago"
+    elif m.group("which") and m.group("which").lower() == "past":
+        unit = m.group("unit").lower()
+        the = m.string[: m.start()].lower().endswith("the ")  # "the past week": until now
+        words = f"the past {unit}" if the else f"last {unit}"
+    elif m.group("unit2"):  # "two weeks before|earlier|ago" = "two weeks ago"
+        words = f"{' '.join(m.group('n').split())} {m.group('unit2').lower()}s ago"
     else:
-        unit, raw = m.group("unit2").lower(), " ".join(m.group("n").lower().split())
-        back = int(raw) if raw.isdigit() else _NUMBERS.get(raw, 1)
-    if unit == "year":
-        return _year_interval(ref.year - back, phrase)
-    if unit == "month":
-        return _month_interval(*_shift_month(ref.year, ref.month, -back), phrase)
-    if unit == "day":
-        return _day_interval(ref - timedelta(days=back), phrase)
-    monday = ref - timedelta(days=ref.weekday() + 7 * back)
-    if unit == "weekend":
-        return _day_interval(monday + timedelta(days=5), phrase, "weekend")
-    return _day_interval(monday, phrase, "week")
+        words = phrase
+    found = interpret_phrase(words, ref)
+    return found.model_copy(update={"phrase": phrase}) if found else None
 
 
 def _starts_with_time(text: str) -> bool:
@@ -428,14 +401,14 @@ def _read_times(text: str, reference: datetime | None) -> _Times:
             year = int(year_s)
             out.year = out.year or year
             try:
-                day = datetime(year, month, int(day_s or 0), tzinfo=UTC)
-                intervals.append(_day_interval(day, m.group(0)))
+                day = date(year, month, int(day_s or 0))
+                intervals.append(calendar_interval(day, "day", m.group(0)))
             except ValueError:  # no day, or 31 February
-                intervals.append(_month_interval(year, month, m.group(0)))
+                intervals.append(calendar_interval(date(year, month, 1), "month", m.group(0)))
     for m in _YEAR.finditer(text):
         if not any(a <= m.start() < b for a, b in taken):
             out.year = out.year or int(m.group(0))
-            intervals.append(_year_interval(int(m.group(0)), m.group(0)))
+            intervals.append(calendar_interval(date(int(m.group(0)), 1, 1), "year", m.group(0)))
             out.phrases.append(m.group(0))
     if wm := _WEEKDAY.search(text):
         out.weekday = _WEEKDAYS[wm.group(1).lower()]
@@ -446,10 +419,16 @@ def _read_times(text: str, reference: datetime | None) -> _Times:
             continue  # the verb
         out.season = _SEASONS[sm.group("season").lower()]
         out.phrases.append(sm.group(0))
-        if (
+        dated = _SEASON_YEAR.match(text, sm.start("season"))
+        if dated:  # "the summer of 2019": the season, not the whole year
+            season = interpret_phrase(dated.group(0), datetime(2000, 1, 1, tzinfo=UTC))
+            if season is not None:
+                intervals = [i for i in intervals if i.phrase != dated.group("year")]
+                intervals.append(season)
+        elif (
             reference is not None
             and prep in ("last", "this", "next")
-            and (interval := _season_interval(out.season, prep, reference, sm.group(0)))
+            and (interval := interpret_phrase(sm.group(0), reference))
         ):
             intervals.append(interval)
         break
@@ -457,11 +436,8 @@ def _read_times(text: str, reference: datetime | None) -> _Times:
     relative_to = days[0] if days else reference
     for rm in _RELATIVE.finditer(text):
         out.phrases.append(rm.group(0))
-        if relative_to is not None:
-            try:
-                intervals.append(_relative_interval(rm, relative_to))
-            except (ValueError, OverflowError):
-                pass  # "900 years ago": a cue, but no representable range
+        if relative_to is not None and (interval := _relative_interval(rm, relative_to)):
+            intervals.append(interval)
     if intervals:
         if len(intervals) == 1:
             out.time_range = intervals[0]
@@ -482,11 +458,11 @@ def _read_times(text: str, reference: datetime | None) -> _Times:
 class Planner:
     """Builds `QueryPlan`s; holds the base generator budgets.
 
-    Budgets start from the constructor values (defaults = `kgmem.config.Settings` pool sizes,
-    design.md §3: ≈40 dense turns, ≈20 facts, ≈8 via events, ≈8 via the timeline) and are scaled
-    per operator by `SCALE` (the largest factor of the applicable operators wins, so pools stay
-    small). ``entity`` is 0 when no entity is resolved and ``hop`` is 0 unless ``multi_hop``.
-    These factors are starting hints, not tuned values.
+    Budgets start from the constructor values (defaults = `kgmem.config.Settings` pool sizes;
+    docs/design.md §3.2-3.3: ≈40 dense turns, ≈20 facts, ≈8 via events, ≈8 via the timeline)
+    and are scaled per operator by `SCALE` (the largest factor of the applicable operators
+    wins, so pools stay small). ``entity`` is 0 when no entity is resolved and ``hop`` is 0
+    unless ``multi_hop``. These factors are starting hints, not tuned values.
 
     Args:
         dense_turns, dense_facts, fulltext, entity, window, events, timeline, hop: base budgets

@@ -1,4 +1,4 @@
-"""Deterministic current-value resolution (design.md §3.6): for a question planned as
+"""Deterministic current-value resolution (docs/design.md §3.6): for a question planned as
 ``current_value``, group the facts on supersession keys about the resolved entities and take,
 per key, the latest ``serial`` (then ``valid_from``, then id) — in code. The reader never
 adjudicates contradictions.

@@ -1,12 +1,17 @@
 """One scorer, applied once per candidate turn, recording every term.
 
-The first cut that worked on LoCoMo (design.md §3.4; earlier work on all ten conversations:
-multi-hop ALL@10 9.6 → 24.1 with MiniLM):
+The form of the first cut that worked on LoCoMo (docs/design.md §3.4; earlier work on all ten
+conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev-tuned weights
+(`kgmem.config.Settings`: ``KGMEM_W_*``):
 
     score = cos(turn, q)
-          + w_fact     · max cos(fact citing the turn, q)      (w_fact = 0.2)
+          + w_fact     · max cos(fact citing the turn, q)                              (1.0)
           + w_adjacent if the turn sits beside one of the top-3 turns of the same session (0.06)
           + w_time     if the turn lies in the month or year the question names          (0.05)
+          + Σ w_signal · generator signal (bm25 0.3; entity, event, hop 0.05 when on)
+
+`ScoreWeights`' own defaults are the brief's first cut (w_fact = 0.2), kept as a negative row
+of the ablation: on the dev split it is about 25 points ALL@10 below 1.0.
 
 Cosines are raw cosine similarities in [-1, 1]; the score is their weighted sum and is only
 meaningful for ranking. Candidates reach the scorer from small generator pools; the scorer
@@ -30,7 +35,8 @@ class ScoreWeights:
     """Weights of the scorer's terms; a weight of 0 switches a term off (ablation).
 
     Attributes:
-        fact / adjacent / time: the first-cut terms (design.md §3.4).
+        fact / adjacent / time: the first-cut terms (docs/design.md §3.4); the defaults here
+            are the first cut (fact 0.2), the shipped weights come from `Settings` (fact 1.0).
         signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
             [0, 1]): ``bm25`` (BM25 score / the best BM25 score of the query's pool),
             ``entity`` (linked to a resolved non-speaker entity), ``event`` (a member of an

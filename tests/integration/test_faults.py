@@ -24,8 +24,8 @@ from neo4j.exceptions import AuthError, ClientError
 from kgmem.cli.admin import conversations as conversations_cli
 from kgmem.cli.neo4j import neo4j as neo4j_cli
 from kgmem.config import Settings
+from kgmem.embed import Embedder
 from kgmem.errors import AuthenticationFailed, ModelUnavailable, Neo4jUnavailable, SchemaMismatch
-from kgmem.ingest.embed import Embedder
 from kgmem.store import Store
 from kgmem.store.schema import check_vector_dimensions
 from tests.strategies import record_figure

@@ -1,5 +1,7 @@
-"""FactConsolidation end to end on a real Neo4j: numbered-fact ingest, supersession, the
-no-reader chain resolver and the benchmark targets (6K file: single-hop ≥ 98, multi-hop ≥ 90)."""
+"""Numbered fact lists are ordinary conversations on a real Neo4j: written by the normal
+pipeline (turns, embeddings, statement facts citing their turns, SUPERSEDES), found by search,
+current, history and the Browser statements, answered by the chain operator; and the
+FactConsolidation benchmark through `Memory` (6K file: single-hop >= 98, multi-hop >= 90)."""
 
 from __future__ import annotations
 
@@ -10,93 +12,90 @@ from pathlib import Path
 
 import pytest
 
-from kgmem.bench.mab import compile_question, resolve_chain, run_mab_bench
-from kgmem.config import Settings
-from kgmem.ingest.numbered import (
-    fact_rows,
-    ingest_numbered,
-    load_numbered_file,
-    parse_numbered_facts,
-)
-from kgmem.store.driver import Store
-from kgmem.store.schema import apply_schema
+from kgmem.api import Memory
+from kgmem.bench.mab import run_mab_bench
+from kgmem.ingest.numbered import load_numbered, parse_numbered
 
 # MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
 MAB_6K = Path(
     os.environ.get("KGMEM_MAB_FILE")
     or Path(__file__).resolve().parents[3] / "shared" / "data" / "mab" / "factconsolidation_6k.json"
 )
-pytestmark = pytest.mark.skipif(not MAB_6K.is_file(), reason="shared MAB data not present")
+
+LIST = """Here is a list of facts:
+0. Thomas Kyd was born in the city of London.
+1. The capital of England is Winchester.
+2. Thomas Kyd is a citizen of England.
+3. Thomas Kyd is married to Anne Kyd.
+4. Thomas Kyd was born in the city of Leeds.
+5. Anne Kyd is a citizen of Scotland.
+6. The capital of England is London.
+7. The capital of Scotland is Edinburgh.
+"""
 
 
 @pytest.fixture(scope="module")
-def store(settings: Settings) -> Iterator[Store]:
-    with Store.from_settings(settings) as st:
-        apply_schema(st, 384)
-        yield st
+def facts(memory: Memory) -> Iterator[str]:
+    cid = f"it-facts-{uuid.uuid4().hex[:8]}"
+    memory.add_conversation(parse_numbered(LIST, cid), facts="extracted")
+    yield cid
+    memory.forget(cid)
 
 
-@pytest.fixture(scope="module")
-def prefix(store: Store) -> Iterator[str]:
-    """A unique tenant prefix; every tenant under it is forgotten afterwards."""
-    value = f"it-mab-{uuid.uuid4().hex[:8]}-"
-    yield value
-    for name, _ in load_numbered_file(MAB_6K):
-        store.write("write/forget_conversation", conversation_id=f"{value}{name}")
-    store.write("write/forget_conversation", conversation_id=f"{value}single")
+def test_a_fact_list_is_a_conversation_with_cited_facts(memory: Memory, facts: str) -> None:
+    counts = memory.counts(facts)
+    assert counts["turns"] == 8 and counts["next"] == 7
+    assert counts["cites"] >= 8  # every line's statement fact cites its turn
+    again = memory.add_conversation(parse_numbered(LIST, facts), facts="extracted")
+    assert again.turns_written == 0 and again.facts_written == 0  # idempotent
 
 
-def test_ingest_is_idempotent_and_keeps_superseded_facts(store: Store, prefix: str) -> None:
-    tenant = f"{prefix}single"
-    (_, context), *_ = load_numbered_file(MAB_6K)
-    parsed = parse_numbered_facts(context, source=tenant)
-    assert parsed.unparsed == []
-    entities, facts = fact_rows(tenant, parsed)
-    keys = {f["key"] for f in facts}
-
-    first = ingest_numbered(store, tenant, parsed, batch_size=100)
-    expected = {
-        "entities": len(entities),
-        "facts": 455,
-        "about": 910,
-        "supersedes": 455 - len(keys),
-        "current": len(keys),
-        "unparsed": 0,
-    }
-    assert first == expected
-    assert ingest_numbered(store, tenant, parsed) == expected  # re-ingest changes no count
-
-    by_key: dict[str, list[int]] = {}
-    for f in facts:
-        by_key.setdefault(f["key"], []).append(f["serial"])
-    key, serials = max(by_key.items(), key=lambda kv: (len(kv[1]), kv[0]))
-    assert len(serials) >= 2
-    (row,) = store.read("read/mab_current_value", conversation_id=tenant, key=key)
-    assert row["serial"] == max(serials)
+def test_current_and_history_follow_the_numbering(memory: Memory, facts: str) -> None:
+    history = memory.history(facts, "Thomas Kyd", "place_of_birth")
+    assert [h["cites"] for h in history] == [[f"{facts}:L0"], [f"{facts}:L4"]]
+    assert history[0]["superseded_by"] == history[1]["id"]
+    current = memory.current(facts, "thomas kyd", "place_of_birth")
+    assert current is not None and "Leeds" in current["text"]
+    capital = memory.current(facts, "England", "capital")
+    assert capital is not None and capital["cites"] == [f"{facts}:L6"]
 
 
-def test_resolver_follows_latest_serials_in_cypher(store: Store, prefix: str) -> None:
-    tenant = f"{prefix}single"
-    (_, context), *_ = load_numbered_file(MAB_6K)
-    parsed = parse_numbered_facts(context)
-    latest: dict[tuple[str, str], tuple[int, str]] = {}
-    for f in parsed.facts:
-        latest[(f.subject, f.relation)] = (f.serial, f.object)
-    subject, relation = next((s, r) for (s, r) in sorted(latest) if r == "capital")
-    serial, obj = latest[(subject, relation)]
-    res = resolve_chain(store, tenant, compile_question(f"What is the capital of {subject}?"))
-    assert res.answer == obj
-    assert [h.serial for h in res.path] == [serial]
+def test_search_finds_the_lines(memory: Memory, facts: str) -> None:
+    result = memory.search("Who is Thomas Kyd married to?", facts, k=3)
+    assert result.hits[0].turn_id == f"{facts}:L3"
+    assert result.hits[0].speaker == "source"
 
 
-def test_benchmark_reaches_targets(store: Store, prefix: str) -> None:
-    seen: list[int] = []
-    report = run_mab_bench(store, MAB_6K, tenant_prefix=prefix, progress=seen.append)
-    assert report["n_questions"] == len(seen) == 200
-    assert report["unparsed_lines"] == 0
-    assert report["lanes"]["single-hop"]["accuracy"] >= 98.0
-    assert report["lanes"]["multi-hop"]["accuracy"] >= 90.0
-    assert report["latency_ms"]["p95"] is not None
-    again = run_mab_bench(store, MAB_6K, tenant_prefix=prefix)
-    assert all(v["ms"] is None for v in again["ingest"].values())  # nothing re-ingested
-    assert again["lanes"] == report["lanes"]
+def test_chain_over_current_values_with_traced_hops(memory: Memory, facts: str) -> None:
+    question = "What is the capital of the country of citizenship of the spouse of Thomas Kyd?"
+    result = memory.chain(question, facts)
+    assert result.answer == "Edinburgh"
+    assert [h.relation for h in result.hops] == ["spouse", "citizenship", "capital"]
+    assert result.turn_ids == [f"{facts}:L3", f"{facts}:L5", f"{facts}:L7"]
+    assert all(h.latest for h in result.hops) and result.relaxations == []
+    own = memory.chain("What is the capital of the country of citizenship of Thomas Kyd?", facts)
+    assert (own.answer, own.turn_ids[-1]) == ("London", f"{facts}:L6")  # not Winchester (L1)
+    assert memory.chain("Who is the spouse of Nobody Known?", facts).answer is None
+
+
+def test_browser_statement_shows_the_entity_history(memory: Memory, facts: str) -> None:
+    rows = memory.store.read("browser/entity_history", conversation_id=facts, name="Thomas Kyd")
+    assert len(rows) >= 3
+
+
+@pytest.mark.skipif(not MAB_6K.is_file(), reason="shared MAB data not present")
+def test_benchmark_through_memory_reaches_targets(memory: Memory) -> None:
+    prefix = f"it-mab-{uuid.uuid4().hex[:8]}-"
+    try:
+        seen: list[int] = []
+        report = run_mab_bench(memory, MAB_6K, prefix=prefix, progress=seen.append)
+        assert report["n_questions"] == len(seen) == 200
+        assert report["lanes"]["single-hop"]["accuracy"] >= 98.0
+        assert report["lanes"]["multi-hop"]["accuracy"] >= 90.0
+        assert report["latency_ms"]["p95"] is not None
+        again = run_mab_bench(memory, MAB_6K, prefix=prefix)
+        assert all(v["ms"] is None for v in again["ingest"].values())  # nothing re-ingested
+        assert again["lanes"] == report["lanes"]
+    finally:
+        for conv in load_numbered(MAB_6K):
+            memory.forget(prefix + conv.conversation_id)

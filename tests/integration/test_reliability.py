@@ -183,7 +183,7 @@ def test_100kb_turn_is_stored_whole_and_embedded_truncated(
     text = "".join(f"line {n}: café 🧠 ‮rtl‬ \"q\" 'q' `b` \\ {{x}} $p\n" for n in range(2200))
     assert len(text.encode("utf-8")) > 100_000
     try:
-        with caplog.at_level(logging.WARNING, logger="kgmem.ingest.embed"):
+        with caplog.at_level(logging.WARNING, logger="kgmem.embed"):
             memory.add_turns(cid, [{"id": "big", "speaker": "Ana", "text": text}], observed_at=WHEN)
         assert any(
             "truncated" in r.getMessage() and "stored text unchanged" in r.getMessage()

@@ -23,7 +23,7 @@ def _day(y: int, m: int, d: int) -> datetime:
 
 # (session datetime, text, expected phrase, start, end, granularity)
 CASES = [
-    # Monday 8 May 2023, the design brief's example
+    # Monday 8 May 2023, the example of docs/design.md §1
     (
         _at(2023, 5, 8),
         "I went hiking yesterday.",

@@ -203,18 +203,21 @@ def test_parse_session_datetime_fuzz(value: str) -> None:
 
 @given(st.one_of(nasty_text, _phrases, st.text(max_size=300)), st.one_of(st.none(), _refs))
 def test_planner_fuzz(question: str, reference: datetime | None) -> None:
-    try:
-        qplan = plan(question, reference=reference)
-    except KgmemError:
-        _count(False)
-        return
-    json.dumps(qplan.model_dump(mode="json"))  # a plan is always serialisable
+    """`plan` is documented never to raise: any text gives a serialisable, deterministic plan."""
+    qplan = plan(question, reference=reference)
+    assert qplan.operators and "semantic" in qplan.operators
+    dumped = qplan.model_dump(mode="json")
+    json.dumps(dumped)  # a plan is always serialisable
+    assert plan(question, reference=reference).model_dump(mode="json") == dumped
     _count(True)
 
 
-def test_zz_record_fuzz_figures() -> None:
-    """Runs last in this module: reports how many inputs the fuzzers above tried."""
-    total = _outcomes["ok"] + _outcomes["typed_error"]
-    record_figure("fuzz_inputs", total)
-    record_figure("fuzz_inputs_typed_errors", _outcomes["typed_error"])
-    assert total == 0 or total >= FUZZ_EXAMPLES  # the budget reached the fuzzers when they ran
+def test_fuzz_budget_reaches_a_fuzzer() -> None:
+    """One full hypothesis run of a fuzzer tries the configured budget (not a handful of
+    examples): measured on the planner fuzzer, called here directly, so the figure does not
+    depend on which tests ran before."""
+    before = sum(_outcomes.values())
+    test_planner_fuzz()
+    tried = sum(_outcomes.values()) - before
+    record_figure("fuzz_inputs_planner", tried)
+    assert tried >= FUZZ_EXAMPLES

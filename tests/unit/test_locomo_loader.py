@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from kgmem.errors import DateParseError, InputError, MalformedInput
-from kgmem.ingest.locomo import load_locomo, parse_locomo_sample, turn_text
+from kgmem.ingest.locomo import load_locomo, parse_locomo_sample
+from kgmem.turns import turn_text
 from tests.strategies import DATA
 
 BAD = DATA / "bad"

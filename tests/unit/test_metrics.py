@@ -16,12 +16,12 @@ from kgmem.bench.metrics import (
     mrr,
     ndcg_at_k,
     normalize_answer,
-    normalize_evidence,
     percentile,
     recall_at_k,
     substring_exact_match,
     summarize,
 )
+from kgmem.ingest.locomo import normalize_evidence
 
 VALID = {"D1:3", "D8:6", "D9:17", "D11:26", "D30:5", "D2:1"}
 

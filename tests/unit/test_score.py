@@ -1,4 +1,4 @@
-"""The scorer on hand-computed examples (design.md §3.4)."""
+"""The scorer on hand-computed examples (docs/design.md §3.4)."""
 
 from __future__ import annotations
 

