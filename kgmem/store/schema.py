@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgmem.errors import SchemaMismatch, SchemaOutdated
+from kgmem.errors import SchemaMismatch, SchemaOutdated, StoreError
 from kgmem.store.driver import Store
 from kgmem.store.tenant import tenant_token
 
@@ -115,7 +115,13 @@ def apply_schema(store: Store, dimensions: int) -> list[str]:
     check_search_indexes(store, dimensions)
     names = list(store.queries.names("schema"))
     for name in names:
-        store.write(name, dimensions=dimensions)
+        try:
+            store.write(name, dimensions=dimensions)
+        except StoreError as exc:
+            # another process created the same index between IF NOT EXISTS and commit (two
+            # ingests starting on a fresh database at once): it exists, which is the goal
+            if "EquivalentSchemaRuleAlreadyExists" not in str(exc):
+                raise
     store.write("write/await_indexes")
     return names
 
