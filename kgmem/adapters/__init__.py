@@ -1,11 +1,12 @@
 """Framework adapters: kgmem where agent builders already are. Each is an optional extra and
 imports its framework only when its module is imported.
 
-| module | extra | framework interface | maps to |
-|---|---|---|---|
-| `kgmem.adapters.langgraph` | ``kgmem[langgraph]`` | ``langgraph.store.base.BaseStore`` | namespace → conversation, item → turn(s) |
-| `kgmem.adapters.langchain` | ``kgmem[langchain]`` | ``langchain_core.retrievers.BaseRetriever`` | query → `Memory.search` hits as ``Document`` s |
-| `kgmem.adapters.graphrag` | ``kgmem[graphrag]`` | ``neo4j_graphrag.retrievers.base.Retriever`` | ``search(query_text, top_k)`` → hits as ``RetrieverResultItem`` s |
+- `kgmem.adapters.langgraph` (``kgmem[langgraph]``): ``langgraph.store.base.BaseStore``;
+  namespace → conversation, item → turn (versions linked by ``SUPERSEDES``).
+- `kgmem.adapters.langchain` (``kgmem[langchain]``): ``langchain_core.retrievers.BaseRetriever``;
+  query → `Memory.search` hits as ``Document`` s.
+- `kgmem.adapters.graphrag` (``kgmem[graphrag]``): ``neo4j_graphrag.retrievers.base.Retriever``;
+  ``search(query_text, top_k)`` → hits as ``RetrieverResultItem`` s.
 
 The MCP server (`kgmem.mcp`) needs no extra: the ``mcp`` SDK is a core dependency.
 """
@@ -28,5 +29,6 @@ def require(module: str, extra: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise ImportError(
-            f"{module!r} is not installed; install the adapter's extra: pip install 'kgmem[{extra}]'"
+            f"{module!r} is not installed; install the adapter's extra: "
+            f"pip install 'kgmem[{extra}]'"
         ) from exc

@@ -59,7 +59,7 @@ from langgraph.store.base import (  # noqa: E402
     SearchOp,
 )
 
-__all__ = ["TEXT_FIELDS", "KgmemSearchItem", "KgmemStore", "namespace_of", "conversation_of"]
+__all__ = ["TEXT_FIELDS", "KgmemSearchItem", "KgmemStore", "conversation_of", "namespace_of"]
 
 #: value fields tried, in order, for the turn's text when ``put`` gets no ``index`` fields
 TEXT_FIELDS = ("text", "content", "memory", "data")
@@ -344,7 +344,7 @@ class KgmemStore(BaseStore):
 
 
 # --- pure helpers (unit-tested without a server) ------------------------------------------------
-def turn_text(value: Mapping[str, Any], index: Sequence[str] | None | bool = None) -> str:
+def turn_text(value: Mapping[str, Any], index: Sequence[str] | bool | None = None) -> str:
     """The text a store value is remembered as (see the module docstring for the rule).
 
     Args:

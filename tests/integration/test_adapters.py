@@ -21,16 +21,16 @@ pytest.importorskip("langgraph.store.base")
 pytest.importorskip("langchain_core.retrievers")
 pytest.importorskip("neo4j_graphrag.retrievers.base")
 
-from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
-from langchain_core.messages import BaseMessage  # noqa: E402
-from langchain_core.runnables import RunnableLambda  # noqa: E402
-from langgraph.store.base import BaseStore, InvalidNamespaceError  # noqa: E402
-from neo4j_graphrag.generation import GraphRAG  # noqa: E402
-from neo4j_graphrag.llm import LLMInterfaceV2, LLMResponse  # noqa: E402
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableLambda
+from langgraph.store.base import BaseStore, InvalidNamespaceError
+from neo4j_graphrag.generation import GraphRAG
+from neo4j_graphrag.llm import LLMInterfaceV2, LLMResponse
 
-from kgmem.adapters.graphrag import KgmemGraphRetriever  # noqa: E402
-from kgmem.adapters.langchain import KgmemRetriever  # noqa: E402
-from kgmem.adapters.langgraph import KgmemSearchItem, KgmemStore  # noqa: E402
+from kgmem.adapters.graphrag import KgmemGraphRetriever
+from kgmem.adapters.langchain import KgmemRetriever
+from kgmem.adapters.langgraph import KgmemSearchItem, KgmemStore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -64,7 +64,9 @@ def test_store_put_get_supersede_and_same_content(memory: Memory, user: str) -> 
     assert latest.value == {"text": "I moved to Lisbon last week.", "speaker": "Ana", "n": 2}
     assert latest.created_at == first.created_at and latest.updated_at > first.updated_at
     # turns are immutable: the old version is kept, superseded by the new turn
-    rows = memory.store.read("adapters/store_versions", conversation_id=f"memories.{user}", key="home")
+    rows = memory.store.read(
+        "adapters/store_versions", conversation_id=f"memories.{user}", key="home"
+    )
     assert [r["turn_id"] for r in rows] == [f"memories.{user}:home", f"memories.{user}:home~2"]
     assert [r["superseded"] for r in rows] == [True, False]
 
@@ -212,7 +214,9 @@ def test_langchain_retriever_returns_documents_with_evidence(
         d.id for d in docs
     ]
     assert [len(b) for b in retriever.batch(["half marathon", "Lisbon"])] == [3, 3]
-    chain = retriever | RunnableLambda(lambda ds: "\n".join(f"[{d.id}] {d.page_content}" for d in ds))
+    chain = retriever | RunnableLambda(
+        lambda ds: "\n".join(f"[{d.id}] {d.page_content}" for d in ds)
+    )
     assert "Lisbon" in chain.invoke("Where did Ana move to?")
 
 
