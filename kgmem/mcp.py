@@ -37,7 +37,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import AnyHttpUrl, BaseModel, Field
 
 from kgmem.api import Memory
 from kgmem.config import Settings
@@ -245,7 +245,7 @@ def build_server(
     if token is not None:
         auth = {
             "token_verifier": StaticTokenVerifier(token),
-            "auth": AuthSettings(issuer_url=url, resource_server_url=None),
+            "auth": AuthSettings(issuer_url=AnyHttpUrl(url), resource_server_url=None),
         }
     server = MCPServer(
         name="kgmem",

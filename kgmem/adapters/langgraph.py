@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -306,7 +306,7 @@ class KgmemStore(BaseStore):
                 result = self.memory.search(op.query, conversation_id, k)
             except ConversationNotFound:
                 continue
-            rows = {
+            by_turn = {
                 row["turn_id"]: row
                 for row in self.memory.store.read(
                     "adapters/store_items",
@@ -315,15 +315,15 @@ class KgmemStore(BaseStore):
                 )
             }
             for hit in result.hits:
-                row = rows.get(hit.turn_id)
-                if row is None or row["superseded"]:
+                meta = by_turn.get(hit.turn_id)
+                if meta is None or meta["superseded"]:
                     continue
                 item = KgmemSearchItem(
                     namespace=namespace_of(conversation_id),
-                    key=row["key"],
-                    value=_value(row),
-                    created_at=row["created_at"],
-                    updated_at=row["updated_at"],
+                    key=meta["key"],
+                    value=_value(meta),
+                    created_at=meta["created_at"],
+                    updated_at=meta["updated_at"],
                     score=hit.score,
                     turn_id=hit.turn_id,
                     terms=hit.terms,
@@ -396,7 +396,7 @@ def _matches(value: Mapping[str, Any], condition: Mapping[str, Any] | None) -> b
     return all(_compare(value.get(name), want) for name, want in (condition or {}).items())
 
 
-_OPS = {
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
     "$eq": lambda a, b: a == b,
     "$ne": lambda a, b: a != b,
     "$gt": lambda a, b: a is not None and float(a) > float(b),

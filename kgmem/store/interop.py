@@ -25,4 +25,4 @@ def driver_of(store: Store) -> neo4j.Driver:
 
 def records(rows: Iterable[Mapping[str, Any]]) -> list[neo4j.Record]:
     """Plain dict rows as ``neo4j.Record`` s (keys in the dicts' order)."""
-    return [neo4j.Record(dict(row)) for row in rows]
+    return [neo4j.Record(dict(row)) for row in rows]  # type: ignore[no-untyped-call]
