@@ -26,22 +26,29 @@ the SDK's own bearer middleware (``token_verifier`` + ``AuthSettings``).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hmac
 import ipaddress
 import socket
 import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import AnyHttpUrl, BaseModel, Field
 
+from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConfigError, ConversationNotFound, KgmemError
+from kgmem.store import Store
 
 __all__ = [
     "MAX_WINDOW",
@@ -201,27 +208,63 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
 
 
+class _Memory:
+    """One awaitable face over `Memory` (calls run in a worker thread) or `AsyncMemory` (its
+    own async methods), so the tools below are written once."""
+
+    def __init__(self, memory: Memory | AsyncMemory) -> None:
+        self.memory = memory
+        self.can_forget = callable(
+            getattr(
+                memory.sync if isinstance(memory, AsyncMemory) else memory, "forget_turns", None
+            )
+        )
+
+    async def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(self.memory, AsyncMemory):
+            return await getattr(self.memory, name)(*args, **kwargs)
+        fn = functools.partial(getattr(self.memory, name), *args, **kwargs)
+        return await anyio.to_thread.run_sync(fn)
+
+    async def close(self) -> None:
+        if isinstance(self.memory, AsyncMemory):
+            await self.memory.close()
+        else:
+            self.memory.close()
+
+    async def read(self, statement: str, **params: Any) -> list[dict[str, Any]]:
+        if isinstance(self.memory, AsyncMemory):
+            return await self.memory.read(statement, **params)
+        fn = functools.partial(self.memory.store.read, statement, **params)
+        rows: list[dict[str, Any]] = await anyio.to_thread.run_sync(fn)
+        return rows
+
+
 def build_server(
-    memory: Memory,
+    memory: Memory | AsyncMemory,
     conversation_id: str,
     *,
     k: int = DEFAULT_K,
     default_speaker: str = "user",
     token: str | None = None,
     url: str = "http://127.0.0.1:8000",
+    close_on_exit: bool = False,
 ) -> MCPServer:
     """An MCP server whose tools read and write ``conversation_id`` through ``memory``.
 
     Building touches neither the network nor the models; the first tool call does.
 
     Args:
-        memory: an open memory (the caller closes it).
+        memory: an open `AsyncMemory` (what `serve` uses) or `Memory` (its calls then run in a
+            worker thread); the caller closes it.
         conversation_id: the one conversation the tools may read and write.
         k: hits per ``search_memory`` call (>= 1).
         default_speaker: the speaker of ``remember`` calls that name none.
         token: a bearer token every HTTP request must carry (None: no auth; stdio and in-process
             clients are never asked for it).
         url: the server's own base URL (the issuer named in the SDK's auth settings).
+        close_on_exit: close ``memory`` when the server shuts down (on the server's own event
+            loop, where an `AsyncMemory`'s driver lives).
 
     Returns:
         the server; run it with ``.run()`` (stdio) or ``.run("streamable-http", port=...)``,
@@ -240,15 +283,26 @@ def build_server(
     if not default_speaker.strip():
         raise ValueError("default_speaker must not be empty")
     check_conversation_id(conversation_id, file="<mcp>")
-    can_forget = callable(getattr(memory, "forget_turns", None))
+    mem = _Memory(memory)
+    can_forget = mem.can_forget
     auth: dict[str, Any] = {}
     if token is not None:
         auth = {
             "token_verifier": StaticTokenVerifier(token),
             "auth": AuthSettings(issuer_url=AnyHttpUrl(url), resource_server_url=None),
         }
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            if close_on_exit:
+                await mem.close()
+
     server = MCPServer(
         name="kgmem",
+        lifespan=lifespan,
         instructions=(
             f"Long-term memory of conversation {conversation_id!r}. Call search_memory with a "
             "question to get the original turns that bear on it; read_turns for the context "
@@ -263,11 +317,11 @@ def build_server(
     )
 
     @server.tool()
-    def search_memory(query: str) -> SearchOutput:
+    async def search_memory(query: str) -> SearchOutput:
         """Search the conversation's memory: the turns that bear on `query`, best first, each
         with its turn_id, date, speaker and text."""
         try:
-            result = memory.search(query, conversation_id, k)
+            result = await mem.call("search", query, conversation_id, k)
         except ConversationNotFound:  # nothing remembered yet: an empty answer, not an error
             return SearchOutput(
                 conversation_id=conversation_id, query=query, hits=[], answerable=False
@@ -299,13 +353,13 @@ def build_server(
         )
 
     @server.tool()
-    def read_turns(turn_id: str, window: int = 2) -> TurnsOutput:
+    async def read_turns(turn_id: str, window: int = 2) -> TurnsOutput:
         """Read a turn (by its turn_id from search_memory) with `window` neighbouring turns
         before and after it (0-10), in the order they were said."""
         if not 0 <= window <= MAX_WINDOW:
             raise ToolError(f"window must be between 0 and {MAX_WINDOW}")
         try:
-            rows = memory.store.read(
+            rows = await mem.read(
                 "read/evidence_turn_window",
                 conversation_id=conversation_id,
                 turn_id=turn_id,
@@ -319,11 +373,11 @@ def build_server(
         return TurnsOutput(conversation_id=conversation_id, turns=turns)
 
     @server.tool()
-    def current_value(entity: str, relation: str) -> CurrentValue:
+    async def current_value(entity: str, relation: str) -> CurrentValue:
         """The current value of a single-valued relation of an entity, e.g. ("Ana", "live_in")
         or ("Ana", "employer"): the latest fact wins; older values are listed as previous."""
         try:
-            rows = memory.history(conversation_id, entity, relation)
+            rows = await mem.call("history", conversation_id, entity, relation)
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
         out = CurrentValue(
@@ -349,21 +403,22 @@ def build_server(
         )
 
     @server.tool()
-    def remember(text: str, speaker: str | None = None) -> RememberOutput:
+    async def remember(text: str, speaker: str | None = None) -> RememberOutput:
         """Remember something: store `text` as a new turn said by `speaker` (default: the user).
         Write one self-contained sentence (who, what, when). Returns the new turn_id."""
         who = (speaker or "").strip() or default_speaker
         local = f"m{uuid.uuid4().hex[:12]}"
         when = datetime.now(UTC)
         try:
-            report = memory.add_turns(
+            report = await mem.call(
+                "add_turns",
                 conversation_id,
                 [{"id": local, "speaker": who, "text": text}],
                 observed_at=when,
             )
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
-        rows = memory.store.read(
+        rows = await mem.read(
             "read/evidence_turn_window",
             conversation_id=conversation_id,
             turn_id=f"{conversation_id}:{local}",
@@ -392,11 +447,11 @@ def build_server(
     if can_forget:
 
         @server.tool()
-        def forget_turns(turn_ids: list[str]) -> ForgetOutput:
+        async def forget_turns(turn_ids: list[str]) -> ForgetOutput:
             """Forget turns for good, by their turn_id: the turns, the facts taken only from
             them and everything derived from them are removed."""
             try:
-                removed = memory.forget_turns(conversation_id, turn_ids)  # type: ignore[attr-defined]
+                removed = await mem.call("forget_turns", conversation_id, turn_ids)
             except KgmemError as exc:
                 raise ToolError(str(exc)) from exc
             counts = (
@@ -442,19 +497,18 @@ def serve(
             f"refusing to serve MCP over HTTP on {host!r} (not loopback) without a bearer token: "
             "set KGMEM_MCP_TOKEN, or bind to 127.0.0.1"
         )
-    memory = Memory.from_settings(settings)
-    try:
-        memory.verify()
-        server = build_server(
-            memory,
-            conversation_id,
-            k=k,
-            token=token if http else None,
-            url=f"http://{host}:{port}",
-        )
-        if http:
-            server.run("streamable-http", host=host, port=port)
-        else:
-            server.run()
-    finally:
-        memory.close()
+    with Store.from_settings(settings) as probe:  # fail fast, before serving (sync, short-lived)
+        probe.verify()
+    memory = AsyncMemory.from_settings(settings)  # its driver binds to the server's event loop
+    server = build_server(
+        memory,
+        conversation_id,
+        k=k,
+        token=token if http else None,
+        url=f"http://{host}:{port}",
+        close_on_exit=True,
+    )
+    if http:
+        server.run("streamable-http", host=host, port=port)
+    else:
+        server.run()
