@@ -152,6 +152,14 @@ class AsyncMemory:
         """See `Memory.counts`."""
         return await self._run(self.sync.counts, conversation_id)
 
+    async def bookmarks(self) -> list[str]:
+        """See `Memory.bookmarks`."""
+        return await self.store.bookmarks()
+
+    async def use_bookmarks(self, bookmarks: Sequence[str]) -> None:
+        """See `Memory.use_bookmarks`."""
+        await self.store.use_bookmarks(bookmarks)
+
     async def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run a named catalogue statement on the async driver (read transaction)."""
         return await self.store.read(name, **params)

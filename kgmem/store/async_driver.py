@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio.from_thread
@@ -47,6 +47,8 @@ class AsyncStore:
         self.database = database
         self.queries = queries or catalogue()
         self.timing = StoreTiming()
+        # as `Store`: one bookmark manager for every session (read-after-write)
+        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
         self._driver = AsyncGraphDatabase.driver(
             uri,
             auth=(user, password or ""),
@@ -74,7 +76,7 @@ class AsyncStore:
 
         t0 = time.perf_counter()
         try:
-            async with self._driver.session(database=self.database) as session:
+            async with self._session() as session:
                 if write:
                     return await session.execute_write(work)
                 return await session.execute_read(work)
@@ -83,6 +85,17 @@ class AsyncStore:
         finally:
             self.timing.ms += (time.perf_counter() - t0) * 1000.0
             self.timing.round_trips += 1
+
+    def _session(self) -> neo4j.AsyncSession:
+        return self._driver.session(database=self.database, bookmark_manager=self._bookmarks)
+
+    async def bookmarks(self) -> list[str]:
+        """The bookmarks of everything this store has written or read (see `Store.bookmarks`)."""
+        return sorted(await self._bookmarks.get_bookmarks())
+
+    async def use_bookmarks(self, bookmarks: Sequence[str]) -> None:
+        """Make later reads wait for the writes behind ``bookmarks`` (see `Store.use_bookmarks`)."""
+        await self._bookmarks.update_bookmarks(frozenset(), frozenset(bookmarks))
 
     async def read(self, name: str, /, **params: Any) -> list[Row]:
         """Run catalogue statement ``name`` in a managed read transaction; rows as dicts."""
@@ -139,6 +152,13 @@ class LoopStore(Store):
 
     def verify(self) -> None:
         self._on_loop(self.inner.verify)
+
+    def bookmarks(self) -> list[str]:
+        marks: list[str] = self._on_loop(self.inner.bookmarks)
+        return marks
+
+    def use_bookmarks(self, bookmarks: Sequence[str]) -> None:
+        self._on_loop(self.inner.use_bookmarks, list(bookmarks))
 
     def explain(self, name: str) -> None:
         self._on_loop(self.inner.explain, name)
