@@ -89,10 +89,16 @@ class AsyncMemory:
         return await self._run(self.sync.apply_schema)
 
     async def add_conversation(
-        self, conversation: ConversationRecord, *, facts: Any = "both"
+        self,
+        conversation: ConversationRecord,
+        *,
+        facts: Any = "both",
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> IngestReport:
-        """See `Memory.add_conversation`."""
-        return await self._run(self.sync.add_conversation, conversation, facts=facts)
+        """See `Memory.add_conversation` (``progress`` is called from the worker thread)."""
+        return await self._run(
+            self.sync.add_conversation, conversation, facts=facts, progress=progress
+        )
 
     async def add_turns(
         self,
