@@ -6,6 +6,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 KGMEM  := $(BIN)/kgmem
 PYTEST_ARGS ?=
+# Optional: a PyTorch wheel index to take torch from before everything else, e.g. the CPU-only
+# one (README "Install weight"). Empty (the default, and CI's route): torch comes from PyPI.
+TORCH_INDEX ?=
 
 .PHONY: setup demo test test-unit neo4j-start neo4j-stop bench-locomo bench-mab lint typecheck clean
 
@@ -14,6 +17,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade --quiet pip
+	$(if $(TORCH_INDEX),$(BIN)/pip install --quiet torch --index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 

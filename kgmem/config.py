@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     reader_max_tokens: int = 256
     reader_timeout_s: float = 60.0
 
+    # --- MCP server ---------------------------------------------------------------------------
+    #: bearer token of ``kgmem mcp --http``; required when the bind address is not loopback
+    mcp_token: SecretStr | None = None
+
     @model_validator(mode="after")
     def _uri_follows_local_port(self) -> Settings:
         """Without an explicit ``KGMEM_NEO4J_URI``, clients talk to the local server's port."""

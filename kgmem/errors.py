@@ -15,6 +15,7 @@ KgmemError
 │   └── ServerError              the local Neo4j launcher failed (start/stop/status)
 ├── ModelUnavailable             the embedder or spaCy pipeline cannot be loaded
 ├── ConversationNotFound         a conversation id that holds no turns
+├── NotSupported                 an adapter operation this build of kgmem cannot do (says why)
 └── ReaderError                  the optional OpenAI-compatible reader failed or is not configured
 ```
 
@@ -34,6 +35,7 @@ __all__ = [
     "MalformedInput",
     "ModelUnavailable",
     "Neo4jUnavailable",
+    "NotSupported",
     "QueryNotFound",
     "ReaderError",
     "SchemaMismatch",
@@ -181,6 +183,12 @@ class ConversationNotFound(KgmemError):
     def __init__(self, conversation_id: str) -> None:
         self.conversation_id = conversation_id
         super().__init__(f"conversation {conversation_id!r} has no turns in the store")
+
+
+class NotSupported(KgmemError, NotImplementedError):
+    """An operation a framework adapter exposes but this build of kgmem cannot perform (e.g.
+    deleting a single item before turn-level forgetting exists, or TTLs). The message names the
+    operation and what to use instead."""
 
 
 class ReaderError(KgmemError):

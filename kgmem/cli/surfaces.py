@@ -27,14 +27,23 @@ __all__ = ["ask", "mcp"]
 @click.option(
     "--http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio."
 )
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="HTTP bind address; any non-loopback address needs KGMEM_MCP_TOKEN (bearer token).",
+)
 @click.option(
     "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="HTTP port."
 )
 @click.pass_context
 def mcp(ctx: click.Context, conversation_id: str, k: int, http: bool, host: str, port: int) -> None:
     """Serve one conversation's memory to an MCP client (tools: search_memory, read_turns,
-    current_value). Speaks stdio unless --http."""
+    current_value, remember, and forget_turns where available). Speaks stdio unless --http.
+
+    Over HTTP, KGMEM_MCP_TOKEN (if set) is a bearer token every request must carry; it is
+    required whenever --host is not a loopback address. The conversation may be empty.
+    """
     from kgmem.mcp import serve
 
     serve(settings_from(ctx), conversation_id, http=http, host=host, port=port, k=k)

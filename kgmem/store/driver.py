@@ -22,7 +22,7 @@ from kgmem.config import Settings
 from kgmem.errors import AuthenticationFailed, Neo4jUnavailable, StoreError
 from kgmem.store.catalogue import Catalogue, catalogue
 
-__all__ = ["Store", "StoreTiming"]
+__all__ = ["Store", "StoreTiming", "translate_error"]
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -123,14 +123,8 @@ class Store:
         t0 = time.perf_counter()
         try:
             return fn()
-        except AuthError as exc:
-            raise AuthenticationFailed(self.uri, self.user) from exc
-        except ServiceUnavailable as exc:
-            raise Neo4jUnavailable(self.uri, type(exc).__name__) from exc
-        except neo4j.exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j error {exc.code}: {exc.message}") from exc
-        except neo4j.exceptions.DriverError as exc:
-            raise StoreError(f"Neo4j driver error: {exc}") from exc
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as exc:
+            raise translate_error(exc, self.uri, self.user) from exc
         finally:
             self.timing.ms += (time.perf_counter() - t0) * 1000.0
             self.timing.round_trips += 1
@@ -237,6 +231,17 @@ def explained(text: str) -> str:
     found = _VERSION_PREFIX.match(text)
     head = found.group(0) if found else ""
     return f"{head}EXPLAIN {text[len(head) :]}"
+
+
+def translate_error(exc: Exception, uri: str, user: str) -> StoreError:
+    """The kgmem error for a driver exception (shared by the sync and async stores)."""
+    if isinstance(exc, AuthError):
+        return AuthenticationFailed(uri, user)
+    if isinstance(exc, ServiceUnavailable):
+        return Neo4jUnavailable(uri, type(exc).__name__)
+    if isinstance(exc, neo4j.exceptions.Neo4jError):
+        return StoreError(f"Neo4j error {exc.code}: {exc.message}")
+    return StoreError(f"Neo4j driver error: {exc}")
 
 
 def _native(value: Any) -> Any:

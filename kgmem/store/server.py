@@ -63,6 +63,8 @@ BROWSER_VERSION = "5.24.0"
 JAVA_MIN = 21
 """Neo4j 2025.01+ runs on Java 21 or newer."""
 ENTRY_POINT = "org.neo4j.server.Neo4jCommunity"
+LEGACY_ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+"""The 5.26 entry point: a server started by kgmem 0.1 is still recognised (and stopped)."""
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 USER = "neo4j"
 _MARKER = ".kgmem-complete"
@@ -638,7 +640,10 @@ def _alive(pid: int, home: Path) -> bool:
         return False
     if cmdline == [b""]:  # still exec'ing, or exiting (the cmdline is briefly empty)
         return True
-    return ENTRY_POINT.encode() in cmdline and f"--home-dir={home}".encode() in cmdline
+    # the entry point of this release, or of the 5.26 line that kgmem 0.1 ran (so `stop` can
+    # still stop a server started before an upgrade)
+    started_by_us = any(e.encode() in cmdline for e in (ENTRY_POINT, LEGACY_ENTRY_POINT))
+    return started_by_us and f"--home-dir={home}".encode() in cmdline
 
 
 def _gone(pid: int) -> bool:

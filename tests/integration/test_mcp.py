@@ -1,7 +1,8 @@
 """The MCP server against a real Neo4j, driven by the SDK's own client.
 
-In-process (``mcp.Client(server)``) for the tool contracts, and once over stdio by spawning
-``kgmem mcp`` as an agent's MCP client configuration would.
+In-process (``mcp.Client(server)``) for the tool contracts, once over stdio by spawning
+``kgmem mcp`` as an agent's MCP client configuration would, and over streamable HTTP with and
+without the bearer token (``KGMEM_MCP_TOKEN``).
 """
 
 from __future__ import annotations
@@ -11,16 +12,21 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.mcp import build_server
+from kgmem.errors import ConfigError
+from kgmem.mcp import build_server, is_loopback, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +39,7 @@ def _call(server: Any, name: str, arguments: dict[str, Any]) -> Any:
     return anyio.run(main)
 
 
-def test_lists_three_small_tools(memory: Memory, conversation: str) -> None:
+def test_lists_small_tools(memory: Memory, conversation: str) -> None:
     server = build_server(memory, conversation)
 
     async def main() -> Any:
@@ -41,10 +47,59 @@ def test_lists_three_small_tools(memory: Memory, conversation: str) -> None:
             return await client.list_tools()
 
     tools = {tool.name: tool for tool in anyio.run(main).tools}
-    assert set(tools) == {"search_memory", "read_turns", "current_value"}
+    expected = {"search_memory", "read_turns", "current_value", "remember"}
+    if hasattr(memory, "forget_turns"):  # turn-level forgetting, where the Memory has it
+        expected.add("forget_turns")
+        assert set(tools["forget_turns"].input_schema["properties"]) == {"turn_ids"}
+    assert set(tools) == expected
     assert set(tools["search_memory"].input_schema["properties"]) == {"query"}
     assert set(tools["read_turns"].input_schema["properties"]) == {"turn_id", "window"}
     assert set(tools["current_value"].input_schema["properties"]) == {"entity", "relation"}
+    assert set(tools["remember"].input_schema["properties"]) == {"text", "speaker"}
+    assert tools["remember"].input_schema["required"] == ["text"]
+
+
+def test_remember_fills_an_empty_conversation(memory: Memory) -> None:
+    """A server on a conversation with no turns starts, searches (nothing, no error), and
+    remembers through the full write path; the new turn is then found and readable."""
+    fresh = f"it-mcp-empty-{uuid.uuid4().hex[:8]}"
+    server = build_server(memory, fresh, k=3)
+
+    async def main() -> list[Any]:
+        async with Client(server) as client:
+            empty = await client.call_tool("search_memory", {"query": "Where does Ana live?"})
+            stored = await client.call_tool(
+                "remember", {"text": "I moved to Lisbon last week.", "speaker": "Ana"}
+            )
+            default = await client.call_tool("remember", {"text": "Buy oat milk on Friday."})
+            found = await client.call_tool("search_memory", {"query": "Where does Ana live?"})
+            return [empty, stored, default, found]
+
+    try:
+        empty, stored, default, found = anyio.run(main)
+        assert not empty.is_error and empty.structured_content["hits"] == []
+        assert empty.structured_content["answerable"] is False
+        turn = stored.structured_content["turn"]
+        assert turn["turn_id"].startswith(f"{fresh}:") and turn["speaker"] == "Ana"
+        assert stored.structured_content["facts"] >= 1  # the extractor ran on it
+        assert default.structured_content["turn"]["speaker"] == "user"
+        hits = found.structured_content["hits"]
+        assert hits[0]["turn_id"] == turn["turn_id"] and "Lisbon" in hits[0]["text"]
+        window = _call(server, "read_turns", {"turn_id": turn["turn_id"], "window": 1})
+        assert window.structured_content["turns"][0]["text"] == ("I moved to Lisbon last week.")
+        assert _call(server, "remember", {"text": "   "}).is_error  # typed error, nothing stored
+        assert memory.counts(fresh)["turns"] == 2
+    finally:
+        memory.forget(fresh)
+
+
+def test_http_refuses_non_loopback_without_token(settings: Settings) -> None:
+    """Checked before anything connects or binds: no server needed, nothing listens."""
+    open_settings = settings.model_copy(update={"mcp_token": None})
+    with pytest.raises(ConfigError, match="KGMEM_MCP_TOKEN"):
+        serve(open_settings, "any", http=True, host="0.0.0.0", port=1)
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("::") and not is_loopback("10.1.2.3")
 
 
 def test_search_memory_returns_citable_turns(memory: Memory, conversation: str) -> None:
@@ -113,7 +168,7 @@ def test_stdio_server_spawned_by_sdk_client(
     env = {
         key: value
         for key, value in os.environ.items()
-        if key.startswith(("KGMEM_", "HF_", "TRANSFORMERS_"))
+        if key.startswith(("KGMEM_", "HF_", "TRANSFORMERS_", "PYTHONPATH"))
     }
     env |= {"KGMEM_NEO4J_URI": settings.neo4j_uri, "KGMEM_DATA_DIR": str(settings.data_dir)}
     password = settings.resolved_password()
@@ -133,14 +188,13 @@ def test_stdio_server_spawned_by_sdk_client(
     assert f"{conversation}:S1:3" in ids
 
 
-def test_streamable_http_transport(settings: Settings, conversation: str) -> None:
-    """`kgmem mcp --http --port P` answers the SDK's streamable-HTTP client on loopback."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def _spawn_http(settings: Settings, conversation: str, port: int, token: str | None) -> Any:
     password = settings.resolved_password()
     assert password is not None
     env = os.environ | {"KGMEM_NEO4J_URI": settings.neo4j_uri, "KGMEM_NEO4J_PASSWORD": password}
+    env.pop("KGMEM_MCP_TOKEN", None)
+    if token is not None:
+        env["KGMEM_MCP_TOKEN"] = token
     kgmem = Path(sys.executable).with_name("kgmem")
     server = subprocess.Popen(
         [str(kgmem), "mcp", "--conversation", conversation, "--http", "--port", str(port)],
@@ -148,14 +202,29 @@ def test_streamable_http_transport(settings: Settings, conversation: str) -> Non
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return server
+        assert server.poll() is None, "kgmem mcp --http exited early"
+        time.sleep(0.5)
+    server.terminate()
+    raise AssertionError("kgmem mcp --http did not listen in 90 s")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_streamable_http_transport(settings: Settings, conversation: str) -> None:
+    """`kgmem mcp --http --port P` answers the SDK's streamable-HTTP client on loopback."""
+    port = _free_port()
+    server = _spawn_http(settings, conversation, port, token=None)
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert server.poll() is None, "kgmem mcp --http exited early"
-            time.sleep(0.5)
 
         async def main() -> Any:
             async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
@@ -170,3 +239,49 @@ def test_streamable_http_transport(settings: Settings, conversation: str) -> Non
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_http_bearer_token_and_write_on_empty_conversation(
+    settings: Settings, memory: Memory
+) -> None:
+    """With KGMEM_MCP_TOKEN set, every HTTP request needs it (401 otherwise); the SDK client
+    with the token remembers into a conversation that held nothing when the server started."""
+    token = uuid.uuid4().hex
+    fresh = f"it-mcp-http-{uuid.uuid4().hex[:8]}"
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    server = _spawn_http(settings, fresh, port, token=token)
+    try:
+
+        async def main() -> Any:
+            async with httpx2.AsyncClient() as raw:
+                body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+                headers = {"Accept": "application/json, text/event-stream"}
+                missing = await raw.post(url, json=body, headers=headers)
+                wrong = await raw.post(
+                    url, json=body, headers=headers | {"Authorization": "Bearer nope"}
+                )
+            authed = httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=300)
+            )
+            async with (
+                authed,
+                Client(
+                    streamable_http_client(url, http_client=authed), read_timeout_seconds=120
+                ) as client,
+            ):
+                stored = await client.call_tool(
+                    "remember", {"text": "Ben adopted a greyhound named Pixel.", "speaker": "Ben"}
+                )
+                found = await client.call_tool("search_memory", {"query": "What is Ben's dog?"})
+            return missing.status_code, wrong.status_code, stored, found
+
+        missing, wrong, stored, found = anyio.run(main)
+        assert (missing, wrong) == (401, 401)
+        turn_id = stored.structured_content["turn"]["turn_id"]
+        assert [h["turn_id"] for h in found.structured_content["hits"]] == [turn_id]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if memory.counts(fresh)["turns"]:
+            memory.forget(fresh)

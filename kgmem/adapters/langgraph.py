@@ -1,0 +1,434 @@
+"""kgmem as a LangGraph long-term store (``pip install 'kgmem[langgraph]'``).
+
+`KgmemStore` implements ``langgraph.store.base.BaseStore``, so a graph compiled with
+``store=KgmemStore(memory)`` reads and writes kgmem through LangGraph's own API
+(``store.put / get / search / delete / list_namespaces``, their async twins, and
+``runtime.store`` inside nodes).
+
+Mapping (the source of each rule is the kgmem issue that specified this adapter):
+
+- **namespace → conversation**: ``("memories", "ana")`` is conversation ``memories.ana``
+  (LangGraph forbids ``.`` in labels, so the join is reversible). A label holding ``:`` is
+  refused (`MalformedInput`), as for every kgmem conversation id.
+- **put → a turn** with the key as its local id (``memories.ana:home``), written through the
+  full write path (embedding, facts, entities, dates). Turns are immutable: a later put of the
+  same key with *new* content appends a new turn (``home~2``, ``home~3``, ...) that
+  ``SUPERSEDES`` the previous one; the *same* content again changes nothing.
+- **get → the latest version** of the key (its ``created_at`` is the first version's time).
+- **search(query=...) → the linked read path** (`Memory.search`) of every conversation under
+  the prefix; superseded versions are dropped, the rest carry kgmem's score, score terms, trace
+  and turn id (`KgmemSearchItem`). Without a query: the latest items, most recently updated
+  first. ``filter`` compares value fields (``$eq $ne $gt $gte $lt $lte``), as LangGraph's own
+  stores do.
+- **delete → turn-level forgetting** (``Memory.forget_turns``) of every version of the key.
+- **list_namespaces → the stored conversations**, split back into tuples.
+
+The turn's text is taken from the value: the fields named by ``index=[...]`` if given, else
+the first string field among `TEXT_FIELDS`, else every top-level field as ``key: value`` lines.
+The speaker is ``value["speaker"]`` if it is a string, else the store's ``default_speaker``.
+The whole value is kept (as JSON on the turn) and returned by ``get`` and ``search``.
+
+Not supported (raise `NotSupported`): TTLs (``ttl=``), ``index=False`` (every kgmem turn is
+embedded and searchable), and ``delete`` on a kgmem without ``Memory.forget_turns``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from kgmem.adapters import require
+from kgmem.api import Memory
+from kgmem.errors import ConversationNotFound, MalformedInput, NotSupported
+
+require("langgraph.store.base", "langgraph")
+
+from langgraph.store.base import (  # noqa: E402
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+__all__ = ["TEXT_FIELDS", "KgmemSearchItem", "KgmemStore", "conversation_of", "namespace_of"]
+
+#: value fields tried, in order, for the turn's text when ``put`` gets no ``index`` fields
+TEXT_FIELDS = ("text", "content", "memory", "data")
+#: separator of a key's later versions' local ids: ``home``, ``home~2``, ``home~3``
+VERSION_SEP = "~"
+#: how many more hits than asked for a query search fetches, to make up for dropped versions
+#: and filters
+OVERFETCH = 3
+
+
+def conversation_of(namespace: tuple[str, ...]) -> str:
+    """``("memories", "ana")`` → ``"memories.ana"``. Raises `MalformedInput` on ``:``."""
+    from kgmem.ingest.locomo import check_conversation_id
+
+    conversation_id = ".".join(namespace)
+    check_conversation_id(conversation_id, file="<langgraph namespace>")
+    return conversation_id
+
+
+def namespace_of(conversation_id: str) -> tuple[str, ...]:
+    """``"memories.ana"`` → ``("memories", "ana")`` (the inverse of `conversation_of`)."""
+    return tuple(conversation_id.split("."))
+
+
+class KgmemSearchItem(SearchItem):
+    """A LangGraph ``SearchItem`` with kgmem's evidence attached.
+
+    Attributes:
+        turn_id: the turn behind the item's latest version (cite it).
+        terms: the score's terms (``{"cosine": ..., "fact": ..., "bm25": ...}``); empty without
+            a query.
+        trace: which generators brought the turn in, the matched fact, event times, ...
+    """
+
+    __slots__ = ("terms", "trace", "turn_id")
+
+    def __init__(
+        self,
+        *,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any],
+        created_at: datetime,
+        updated_at: datetime,
+        score: float | None,
+        turn_id: str,
+        terms: dict[str, float] | None = None,
+        trace: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(namespace, key, value, created_at, updated_at, score)
+        self.turn_id = turn_id
+        self.terms = terms or {}
+        self.trace = trace or {}
+
+    def dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = super().dict()
+        out |= {"turn_id": self.turn_id, "terms": self.terms, "trace": self.trace}
+        return out
+
+
+class KgmemStore(BaseStore):
+    """A LangGraph ``BaseStore`` backed by a kgmem `Memory` (the caller opens and closes it).
+
+    Args:
+        memory: an open `Memory`.
+        default_speaker: the speaker of values without a ``speaker`` string field.
+        k: hits a query search asks the read path for when ``limit`` is smaller.
+
+    Raises (from the store methods): `MalformedInput` (a namespace label with ``:``, an empty
+    key, a value that is not a JSON object), `NotSupported` (see the module docstring),
+    `StoreError` (Neo4j failed).
+    """
+
+    supports_ttl = False
+    __slots__ = ("default_speaker", "k", "memory")
+
+    def __init__(self, memory: Memory, *, default_speaker: str = "user", k: int = 10) -> None:
+        if not default_speaker.strip():
+            raise ValueError("default_speaker must not be empty")
+        self.memory = memory
+        self.default_speaker = default_speaker
+        self.k = k
+
+    # --- BaseStore ------------------------------------------------------------------------------
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run LangGraph store operations in order (each is its own kgmem call)."""
+        results: list[Result] = []
+        for op in ops:
+            if isinstance(op, GetOp):
+                results.append(self._get(op))
+            elif isinstance(op, PutOp):
+                self._put(op)
+                results.append(None)
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            else:  # pragma: no cover - LangGraph defines no other op
+                raise NotSupported(f"unknown LangGraph store operation {type(op).__name__}")
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """`batch` in a worker thread, so the event loop never waits on Neo4j or the model."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # --- operations -----------------------------------------------------------------------------
+    def _versions(self, conversation_id: str, key: str) -> list[dict[str, Any]]:
+        return self.memory.store.read(
+            "adapters/store_versions", conversation_id=conversation_id, key=key
+        )
+
+    def _get(self, op: GetOp) -> Item | None:
+        conversation_id = conversation_of(op.namespace)
+        versions = self._versions(conversation_id, str(op.key))
+        if not versions:
+            return None
+        latest = versions[-1]
+        return Item(
+            value=_value(latest),
+            key=str(op.key),
+            namespace=tuple(op.namespace),
+            created_at=versions[0]["observed_at"],
+            updated_at=latest["observed_at"],
+        )
+
+    def _put(self, op: PutOp) -> None:
+        if getattr(op, "ttl", None) is not None:
+            raise NotSupported("kgmem's LangGraph store keeps no TTLs; put without ttl")
+        conversation_id = conversation_of(op.namespace)
+        key = str(op.key)
+        if not key.strip():
+            raise MalformedInput("a store key must not be empty", conversation_id=conversation_id)
+        if op.value is None:
+            self._delete(conversation_id, key)
+            return
+        if not isinstance(op.value, Mapping):
+            raise MalformedInput(
+                "a store value must be a JSON object (a mapping)",
+                conversation_id=conversation_id,
+                turn=key,
+            )
+        if op.index is False:
+            raise NotSupported(
+                "kgmem embeds and indexes every turn; index=False is not supported "
+                "(keep unsearchable data outside the memory store)"
+            )
+        value = dict(op.value)
+        try:
+            value_json = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise MalformedInput(
+                f"a store value must be JSON-serialisable ({exc})",
+                conversation_id=conversation_id,
+                turn=key,
+            ) from exc
+        text = turn_text(value, op.index)
+        if not text.strip():
+            raise MalformedInput(
+                "the value has no text to remember", conversation_id=conversation_id, turn=key
+            )
+        speaker = value.get("speaker")
+        speaker = speaker.strip() if isinstance(speaker, str) and speaker.strip() else None
+        speaker = speaker or self.default_speaker
+        versions = self._versions(conversation_id, key)
+        previous = versions[-1] if versions else None
+        if previous is not None and _same(previous, text, speaker, value_json):
+            return  # the same content again changes nothing
+        local = key if previous is None else self._next_local(conversation_id, key, len(versions))
+        self.memory.add_turns(conversation_id, [{"id": local, "speaker": speaker, "text": text}])
+        self.memory.store.write(
+            "adapters/store_mark",
+            conversation_id=conversation_id,
+            turn_id=f"{conversation_id}:{local}",
+            key=key,
+            value=value_json,
+            supersedes=previous["turn_id"] if previous is not None else None,
+        )
+
+    def _next_local(self, conversation_id: str, key: str, count: int) -> str:
+        """The first free local id ``key~n`` (n > count), skipping ids another key holds."""
+        n = count + 1
+        while True:
+            local = f"{key}{VERSION_SEP}{n}"
+            taken = self.memory.store.read(
+                "read/existing_turn_ids",
+                conversation_id=conversation_id,
+                turn_ids=[f"{conversation_id}:{local}"],
+            )
+            if not taken:
+                return local
+            n += 1
+
+    def _delete(self, conversation_id: str, key: str) -> None:
+        forget_turns = getattr(self.memory, "forget_turns", None)
+        if forget_turns is None:
+            raise NotSupported(
+                "deleting one store item needs turn-level forgetting (Memory.forget_turns), "
+                "which this build of kgmem does not have; Memory.forget(conversation_id) "
+                "forgets a whole namespace"
+            )
+        versions = self._versions(conversation_id, key)
+        if versions:  # deleting a missing key is a no-op, as in LangGraph's own stores
+            forget_turns(conversation_id, [row["turn_id"] for row in versions])
+
+    def _conversations(self, prefix: tuple[str, ...]) -> list[str]:
+        wanted = ".".join(prefix)
+        ids = [row["conversation_id"] for row in self.memory.conversations()]
+        if not prefix:
+            return ids
+        return [c for c in ids if c == wanted or c.startswith(wanted + ".")]
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        if op.limit < 0 or op.offset < 0:
+            raise MalformedInput("limit and offset must not be negative")
+        if op.namespace_prefix:
+            conversation_of(op.namespace_prefix)  # refuses ':' like every other operation
+        conversations = self._conversations(tuple(op.namespace_prefix))
+        wanted = op.offset + op.limit
+        if wanted == 0 or not conversations:
+            return []
+        items: list[KgmemSearchItem] = []
+        if op.query is None:
+            rows = self.memory.store.read(
+                "adapters/store_latest",
+                conversation_ids=conversations,
+                limit=wanted if not op.filter else max(wanted * OVERFETCH, 1000),
+            )
+            for row in rows:
+                item = KgmemSearchItem(
+                    namespace=namespace_of(row["conversation_id"]),
+                    key=row["key"],
+                    value=_value(row),
+                    created_at=row["created_at"],
+                    updated_at=row["updated_at"],
+                    score=None,
+                    turn_id=row["turn_id"],
+                )
+                if _matches(item.value, op.filter):
+                    items.append(item)
+            return list(items[op.offset : wanted])
+        k = max(self.k, wanted * OVERFETCH)
+        for conversation_id in conversations:
+            try:
+                result = self.memory.search(op.query, conversation_id, k)
+            except ConversationNotFound:
+                continue
+            by_turn = {
+                row["turn_id"]: row
+                for row in self.memory.store.read(
+                    "adapters/store_items",
+                    conversation_id=conversation_id,
+                    turn_ids=[h.turn_id for h in result.hits],
+                )
+            }
+            for hit in result.hits:
+                meta = by_turn.get(hit.turn_id)
+                if meta is None or meta["superseded"]:
+                    continue
+                item = KgmemSearchItem(
+                    namespace=namespace_of(conversation_id),
+                    key=meta["key"],
+                    value=_value(meta),
+                    created_at=meta["created_at"],
+                    updated_at=meta["updated_at"],
+                    score=hit.score,
+                    turn_id=hit.turn_id,
+                    terms=hit.terms,
+                    trace=hit.trace,
+                )
+                if _matches(item.value, op.filter):
+                    items.append(item)
+        items.sort(key=lambda it: -(it.score or 0.0))
+        return list(items[op.offset : wanted])
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        found: set[tuple[str, ...]] = set()
+        for row in self.memory.conversations():
+            namespace = namespace_of(row["conversation_id"])
+            if all(_namespace_matches(c, namespace) for c in op.match_conditions or ()):
+                found.add(namespace[: op.max_depth] if op.max_depth else namespace)
+        return sorted(found)[op.offset : op.offset + op.limit]
+
+
+# --- pure helpers (unit-tested without a server) ------------------------------------------------
+def turn_text(value: Mapping[str, Any], index: Sequence[str] | bool | None = None) -> str:
+    """The text a store value is remembered as (see the module docstring for the rule).
+
+    Args:
+        value: the stored JSON object.
+        index: LangGraph's ``index`` fields (dotted paths, ``$`` for the whole value), or None.
+    """
+    if isinstance(index, Sequence) and not isinstance(index, str) and index:
+        parts = []
+        for path in index:
+            found = value if path == "$" else _at(value, path)
+            if found is not None:
+                parts.append(found if isinstance(found, str) else json.dumps(found))
+        return "\n".join(parts)
+    for name in TEXT_FIELDS:
+        text = value.get(name)
+        if isinstance(text, str):  # a blank text field is refused, not replaced by the rest
+            return text
+    return "\n".join(
+        f"{name}: {field if isinstance(field, str) else json.dumps(field, ensure_ascii=False)}"
+        for name, field in value.items()
+        if name != "speaker"
+    )
+
+
+def _at(value: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _value(row: Mapping[str, Any]) -> dict[str, Any]:
+    """An item's value: the JSON the store kept, or (for turns written another way) the turn."""
+    if row.get("value"):
+        loaded: dict[str, Any] = json.loads(row["value"])
+        return loaded
+    return {"text": row["text"], "speaker": row["speaker"]}
+
+
+def _same(previous: Mapping[str, Any], text: str, speaker: str, value_json: str) -> bool:
+    if previous.get("value") is not None:
+        return bool(previous["value"] == value_json)
+    return bool(previous["text"] == text and previous["speaker"] == speaker)
+
+
+def _matches(value: Mapping[str, Any], condition: Mapping[str, Any] | None) -> bool:
+    """LangGraph's filter semantics: every field must match; ``{"$op": x}`` compares."""
+    return all(_compare(value.get(name), want) for name, want in (condition or {}).items())
+
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": lambda a, b: a == b,
+    "$ne": lambda a, b: a != b,
+    "$gt": lambda a, b: a is not None and float(a) > float(b),
+    "$gte": lambda a, b: a is not None and float(a) >= float(b),
+    "$lt": lambda a, b: a is not None and float(a) < float(b),
+    "$lte": lambda a, b: a is not None and float(a) <= float(b),
+}
+
+
+def _compare(actual: Any, want: Any) -> bool:
+    if isinstance(want, Mapping):
+        if any(str(name).startswith("$") for name in want):
+            for name, operand in want.items():
+                op = _OPS.get(name)
+                if op is None:
+                    raise MalformedInput(f"unsupported filter operator {name!r}")
+                if not op(actual, operand):
+                    return False
+            return True
+        return isinstance(actual, Mapping) and all(
+            _compare(actual.get(name), sub) for name, sub in want.items()
+        )
+    return bool(actual == want)
+
+
+def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    pairs = (
+        zip(namespace, path, strict=False)
+        if condition.match_type == "prefix"
+        else zip(reversed(namespace), reversed(path), strict=False)
+    )
+    return all(want in ("*", have) for have, want in pairs)
