@@ -67,8 +67,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
     (
         "surfaces",
-        ("kgmem.reader", "kgmem.mcp"),
-        "Thin layers over `Memory`: the optional citation-locked reader and the MCP server.",
+        ("kgmem.reader", "kgmem.mcp", "kgmem.aio", "kgmem.adapters"),
+        "Thin layers over `Memory`: the optional citation-locked reader, the MCP server, "
+        "`AsyncMemory` (the same logic behind an awaited API; see the last section) and the "
+        "framework adapters (LangGraph store, LangChain and neo4j-graphrag retrievers).",
     ),
     (
         "bench & audit",
@@ -225,7 +227,57 @@ def render() -> str:
             deps = ", ".join(f"`{d}`" for d in sorted(graph[m])) or "nothing of kgmem"
             lines.append(f"- `{m}` imports {deps}")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n" + SYNC_AND_ASYNC + "\n"
+
+
+SYNC_AND_ASYNC = """## Sync and async: one logic, two I/O shells
+
+kgmem's logic — planning, the embedding model, spaCy extraction, date resolution, the write
+path's batching, the read path's scoring and current-value resolution — exists once, as plain
+synchronous Python that talks to Neo4j only through the `Store` seam
+(`kgmem/store/driver.py`: `read(name, **params)`, `write(...)`, `write_batches(...)`, by
+catalogue statement name). Two I/O shells implement that seam:
+
+```
+                 Memory (sync API)                    AsyncMemory (kgmem/aio.py, awaited API)
+                        │                                         │ anyio.to_thread.run_sync
+                        ▼                                         ▼  (worker thread)
+        ┌──────────────────────────── the one logic: kgmem.api.Memory ─────────────────────────┐
+        │ plan → embed → linked read → score → resolve │ load → embed → extract → dates → write │
+        └───────────────────────────────────┬──────────────────────────────────────────────────┘
+                                            │ store.read / store.write (named statements)
+                  ┌─────────────────────────┴─────────────────────────┐
+                  ▼                                                   ▼
+   Store (neo4j.Driver, managed tx)               LoopStore ──anyio.from_thread.run──► AsyncStore
+                                                  (kgmem/store/async_driver.py)   (neo4j.AsyncDriver,
+                                                                                   managed async tx,
+                                                                                   on the event loop)
+```
+
+- **`Memory`** runs the logic in the caller's thread on `neo4j.Driver`.
+- **`AsyncMemory`** runs the same `Memory` methods in a worker thread
+  (`anyio.to_thread.run_sync`), so model inference (MiniLM, spaCy) never blocks the event loop.
+  Its `Memory` is built on a `LoopStore`, whose `read`/`write` send each round trip back to the
+  event loop (`anyio.from_thread.run`), where `AsyncStore` runs it in a managed transaction of
+  `neo4j.AsyncDriver`. Batching (`Store.write_batches`) and error translation
+  (`translate_error`) are shared, not copied.
+- The event loop is free while a call plans, embeds or scores; Neo4j I/O happens on the loop.
+  `tests/integration/test_async.py` checks both: a ticker task keeps running during
+  `add_turns` and `search`, and the hits, score terms and history equal the sync `Memory`'s.
+- An `AsyncMemory` belongs to one event loop (the async driver binds to the loop that first uses
+  it). `kgmem mcp` builds it for the server's loop and closes it in the server's lifespan; it
+  verifies the connection first with a short-lived sync `Store`, before the loop starts.
+- The MCP tools are written once against either: `build_server` accepts an `AsyncMemory` (what
+  `kgmem mcp` serves) or a `Memory` (its calls then run in a worker thread; the in-process tests
+  use this).
+- Framework adapters sit on top: the LangGraph store's `abatch` and LangChain's `ainvoke` run the
+  sync API in a worker thread; neo4j-graphrag's retrievers are synchronous.
+
+Trade-off: each concurrent call holds one worker thread (anyio's default limit is 40) while
+its round trips run on the loop; the alternative — a "sans-I/O" read path that yields statement
+requests to either shell — would avoid the threads but change every generator's signature."""
+"""Hand-written section appended to the generated page: how `Memory` and `AsyncMemory` share
+one logic (kept here, beside the generator, so the page has one source)."""
 
 
 if __name__ == "__main__":
