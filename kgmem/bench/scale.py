@@ -28,12 +28,13 @@ warm-up pass over the same sample; dense-seed recall@``recall_k`` of the vector 
 (``read/search_turns_exact``) and the exact scan's own latency; BM25 drift: how many of a
 tenant's BM25 top-10 sets (turn index and fact index, separately) differ from those at the
 first tenant level (the same tenant ``scale-t00000`` and the same questions), and how many of
-the dev conversations' sets differ from the dev baseline's; optionally the LoCoMo run.
+the dev conversations' sets (a seeded sample of their questions) differ from the dev
+baseline's; optionally the LoCoMo run.
 
 The JSON report (``--json``) has this schema (version 1)::
 
     {"schema": "kgmem.bench.scale/1", "git_commit": str|null, "file": str,
-     "config": {...ScaleConfig...}, "server": {"uri", "heap", "pagecache", "local": bool},
+     "config": {...ScaleConfig...}, "server": {"uri", "heap", "pagecache"},
      "seconds": float, "other_conversations": [str],
      "dev": {"conversations": [str], "turns": int, "facts": int, "ingest_seconds": float},
      "locomo": {"single": Locomo, "loaded": Locomo|null,
@@ -76,9 +77,9 @@ from kgmem.api import Memory
 from kgmem.bench.ablation import default_row
 from kgmem.bench.locomo import SCORED_CATEGORIES, git_commit, run_locomo_bench
 from kgmem.bench.metrics import percentile
-from kgmem.errors import ConfigError
+from kgmem.errors import ConfigError, StoreError
 from kgmem.ingest.locomo import load_locomo
-from kgmem.ingest.writer import GraphWriter, session_id
+from kgmem.ingest.writer import GraphWriter
 from kgmem.models import (
     EntityRecord,
     EventRecord,
@@ -136,7 +137,8 @@ class ScaleConfig:
         long_recall_questions: of those, how many get an exact scan in the long conversation
             (the exact scan is O(turns); it is the baseline, not the thing measured).
         recall_k: dense seeds compared with the exact scan (the shipped dense pool is 40).
-        bm25_questions: questions asked of tenant ``scale-t00000`` for the BM25 drift.
+        bm25_questions: questions asked of tenant ``scale-t00000`` for the BM25 drift, and
+            dev questions (a seeded sample of all three conversations') for the dev drift.
         noise: standard deviation of the Gaussian noise added to each embedding component
             before renormalising (0.02 on 384 dimensions: cosine to the original ~0.93).
         seed: seeds slices, noise and samples (the same seed gives the same store and sample).
@@ -160,7 +162,10 @@ class ScaleConfig:
     tenants_per_write: int = 10
 
     def __post_init__(self) -> None:
-        for name, values in (("tenant_levels", self.tenant_levels), ("long_lengths", self.long_lengths)):
+        for name, values in (
+            ("tenant_levels", self.tenant_levels),
+            ("long_lengths", self.long_lengths),
+        ):
             if any(v < 1 for v in values) or list(values) != sorted(set(values)):
                 raise ConfigError(f"{name} must be increasing positive integers, got {values}")
         if self.tenant_turns < 2:
@@ -173,7 +178,7 @@ class ScaleConfig:
             raise ConfigError("locomo must be 'ends', 'every' or 'off'")
 
 
-# --- the template: one stored dev conversation, read back once -----------------------------------
+# --- the template: one stored dev conversation, read back once ------------------------------
 @dataclass
 class Template:
     """One stored conversation as plain rows (``read/scale_template``), embeddings as arrays.
@@ -233,7 +238,7 @@ def read_template(store: Store, conversation_id: str) -> Template:
     )
 
 
-# --- copies ----------------------------------------------------------------------------------------
+# --- copies ---------------------------------------------------------------------------------
 @dataclass
 class Copy:
     """Records of one or more copied pieces, ready for `GraphWriter` (written in this order)."""
@@ -448,7 +453,7 @@ def long_pieces(
         n += 1
 
 
-# --- measurements ----------------------------------------------------------------------------------
+# --- measurements ---------------------------------------------------------------------------
 def _pct(values: Sequence[float]) -> dict[str, float | int]:
     if not values:
         return {"n": 0, "p50": 0.0, "p95": 0.0, "mean": 0.0}
@@ -565,6 +570,19 @@ def _sizes(memory: Memory) -> tuple[int | None, int | None]:
     return tree(data / "databases" / settings.neo4j_database), tree(data)
 
 
+def _server_memory(store: Store) -> dict[str, str | None]:
+    """The heap and page cache the server runs with (``read/server_memory``), None where the
+    server does not say (e.g. a user without the privilege to list settings)."""
+    try:
+        rows = {row["name"]: row["value"] for row in store.read("read/server_memory")}
+    except StoreError:
+        rows = {}
+    return {
+        "heap": rows.get("server.memory.heap.max_size"),
+        "pagecache": rows.get("server.memory.pagecache.size"),
+    }
+
+
 @dataclass
 class _Sample:
     conversation_id: str
@@ -599,6 +617,7 @@ class _Bench:
         self.engine = memory.engine()
         self.writer = GraphWriter(self.store, batch_size=config.batch_size)
         self.row = default_row(memory.settings, "linked", "both")
+        self.dev_bm25: list[QuestionRecord] = []
 
     def tick(self, stage: str, done: int, total: int) -> None:
         if self.progress is not None:
@@ -742,7 +761,9 @@ class _Bench:
         recalls: dict[str, list[float]] = {}
         for s in samples[:recall_n]:
             t0 = self.store.timing.ms
-            got = dense_seed_ids(self.store, s.conversation_id, s.question.question, s.vector, cfg.recall_k)
+            got = dense_seed_ids(
+                self.store, s.conversation_id, s.question.question, s.vector, cfg.recall_k
+            )
             t1 = self.store.timing.ms
             want = exact_ids(self.store, s.conversation_id, s.vector, cfg.recall_k)
             t2 = self.store.timing.ms
@@ -775,16 +796,22 @@ class _Bench:
         rng = random.Random(self.config.seed)
         return rng.sample(pool, min(self.config.bm25_questions, len(pool)))
 
-    def bm25_tenant(self, questions: Sequence[QuestionRecord]) -> list[tuple[frozenset[str], frozenset[str]]]:
+    def bm25_tenant(
+        self, questions: Sequence[QuestionRecord]
+    ) -> list[tuple[frozenset[str], frozenset[str]]]:
         return [
             bm25_sets(self.store, tenant_id(0), q.question, self.vectors[q.id]) for q in questions
         ]
 
+    def bm25_dev_questions(self) -> list[QuestionRecord]:
+        every = [q for r in self.records for q in self.questions[r.conversation_id]]
+        rng = random.Random(self.config.seed + 1)
+        return rng.sample(every, min(self.config.bm25_questions, len(every)))
+
     def bm25_dev(self) -> list[tuple[frozenset[str], frozenset[str]]]:
         return [
             bm25_sets(self.store, q.conversation_id, q.question, self.vectors[q.id])
-            for r in self.records
-            for q in self.questions[r.conversation_id]
+            for q in self.dev_bm25
         ]
 
 
@@ -832,11 +859,7 @@ def run_scale_bench(
         "git_commit": git_commit(),
         "file": str(path),
         "config": asdict(config),
-        "server": {
-            "uri": settings.neo4j_uri,
-            "heap": settings.neo4j_heap,
-            "pagecache": settings.neo4j_pagecache,
-        },
+        "server": {"uri": settings.neo4j_uri, **_server_memory(memory.store)},
         "other_conversations": [c for c in stored if c not in dev_ids],
     }
 
@@ -856,13 +879,12 @@ def run_scale_bench(
         "conversations": dev_ids,
         "turns": sum(len(t.turns) for t in bench.templates),
         "facts": sum(len(t.facts) for t in bench.templates),
-        "ingest_seconds": round(
-            sum(sum(i["seconds"].values()) for i in ingest.values()), 2
-        )
+        "ingest_seconds": round(sum(sum(i["seconds"].values()) for i in ingest.values()), 2)
         if ingest
         else round(ingest_seconds, 2),
     }
     report["locomo"] = {"single": single, "loaded": None, "lost_questions": None}
+    bench.dev_bm25 = bench.bm25_dev_questions()
     dev_reference = bench.bm25_dev()
     bench.tick("dev baseline", 1, 1)
 

@@ -96,7 +96,13 @@ def _print(report: dict[str, Any]) -> None:
     console.print(table)
     locomo = report["locomo"]
     if locomo.get("single"):
-        names = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "all": "all"}
+        names = {
+            "1": "multi-hop",
+            "2": "temporal",
+            "3": "open-domain",
+            "4": "single-hop",
+            "all": "all",
+        }
         parts = []
         for key, label in names.items():
             one = locomo["single"]["by_category"].get(key)
@@ -131,14 +137,18 @@ def _print(report: dict[str, Any]) -> None:
     help="Lengths (turns) of the one long conversation to measure at (0 = none).",
 )
 @click.option("--tenant-turns", default=100, show_default=True, help="Turns per tenant.")
-@click.option(
-    "--questions", default=200, show_default=True, help="Sampled questions per level."
-)
+@click.option("--questions", default=200, show_default=True, help="Sampled questions per level.")
 @click.option(
     "--long-recall-questions",
     default=50,
     show_default=True,
     help="Exact scans per long-conversation length (recall baseline).",
+)
+@click.option(
+    "--bm25-questions",
+    default=100,
+    show_default=True,
+    help="Questions whose BM25 top-10 sets are compared across levels.",
 )
 @click.option("--noise", default=0.02, show_default=True, help="Embedding noise per component.")
 @click.option("--seed", default=7, show_default=True, help="Seeds slices, noise and samples.")
@@ -165,6 +175,7 @@ def bench_scale(
     tenant_turns: int,
     questions: int,
     long_recall_questions: int,
+    bm25_questions: int,
     noise: float,
     seed: int,
     locomo: str,
@@ -186,6 +197,7 @@ def bench_scale(
         tenant_turns=tenant_turns,
         questions=questions,
         long_recall_questions=long_recall_questions,
+        bm25_questions=bm25_questions,
         noise=noise,
         seed=seed,
         locomo=locomo,
