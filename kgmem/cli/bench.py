@@ -12,6 +12,7 @@ from rich.table import Table
 from kgmem.bench.ablation import ablation_rows, default_row
 from kgmem.bench.locomo import run_locomo_bench
 from kgmem.cli._common import console, dump_json, memory_from, progress_bar, settings_from
+from kgmem.cli.bench_scale import bench_scale
 from kgmem.retrieve.engine import FactSourceChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,7 +49,10 @@ def _report_options(command: F) -> F:
 
 @click.group()
 def bench() -> None:
-    """Benchmarks (LoCoMo evidence recall, MemoryAgentBench FactConsolidation)."""
+    """Benchmarks (LoCoMo evidence recall, MemoryAgentBench FactConsolidation, scale)."""
+
+
+bench.add_command(bench_scale)
 
 
 def _print_locomo(report: dict[str, Any]) -> None:
