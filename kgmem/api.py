@@ -18,8 +18,8 @@ from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.embed import Embedder
 from kgmem.ingest.locomo import check_conversation_id
-from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport
-from kgmem.models import ConversationRecord, TurnRecord
+from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport, NewTurn
+from kgmem.models import ConversationRecord
 from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, rebuild_search_indexes
@@ -150,30 +150,31 @@ class Memory:
     ) -> IngestReport:
         """Append turns to a live conversation (creating it if new).
 
+        Safe with concurrent writers — other threads, processes or machines appending to the
+        same conversation: the turns' ``index`` and default ids are allocated inside the write
+        transaction under the conversation's lock, and the turns are written together with their
+        ``NEXT`` edge, facts, entities and links (all or nothing). See README "Reliability".
+
         Args:
             conversation_id: the tenant.
-            turns: dicts with ``speaker`` and ``text``, optionally ``id`` (else derived from the
-                position), ``observed_at`` (timezone-aware; else ``observed_at`` arg or now, UTC).
+            turns: dicts with ``speaker`` and ``text``, optionally ``id`` (else ``t<index>``,
+                made unique if an explicit id already took it), ``session``, ``observed_at``
+                (timezone-aware; else the ``observed_at`` arg or now, UTC).
             session: session number (default: the last stored session, or 1).
             observed_at: default timestamp for turns that carry none.
 
         Returns:
-            what was written; turns whose id the conversation already holds are skipped, so
+            what was written; ``turn_ids`` are the stored ids in order. Turns whose id the
+            conversation already holds (or that repeat an id of the same call) are skipped, so
             appending the same turn twice stores it once.
 
         Raises:
             MalformedInput: a turn without speaker/text, a naive datetime, or a ``:`` in the
-                conversation id.
+                conversation id (nothing is written).
         """
         check_conversation_id(conversation_id, file="<add_turns>")
-        self._ensure_schema()
-        self._contexts.pop(conversation_id, None)
-        last = self.store.read("read/last_turn", conversation_id=conversation_id)
-        prev_id = last[0]["id"] if last else None
-        next_index = (last[0]["index"] + 1) if last else 0
-        current_session = session or (last[0]["session"] if last else 1)
         default_time = observed_at or datetime.now(UTC)
-        records: list[TurnRecord] = []
+        fresh: list[NewTurn] = []
         for offset, raw in enumerate(turns):
             speaker, text = raw.get("speaker"), raw.get("text")
             where = f"#{offset}"
@@ -192,44 +193,20 @@ class Memory:
                     conversation_id=conversation_id,
                     turn=where,
                 )
-            index = next_index + offset
-            local = str(raw.get("id") or f"t{index}")
-            records.append(
-                TurnRecord(
-                    id=f"{conversation_id}:{local}",
-                    conversation_id=conversation_id,
-                    session=int(raw.get("session", current_session)),
-                    index=index,
-                    dia_id=local,
+            raw_session = raw.get("session", session)
+            fresh.append(
+                NewTurn(
                     speaker=speaker.strip(),
                     text=text,
-                    observed_at=when.astimezone(UTC),
+                    observed_at=when,
+                    id=str(raw["id"]) if raw.get("id") else None,
+                    session=int(raw_session) if raw_session is not None else None,
                 )
             )
-        stored = {
-            row["id"]
-            for row in self.store.read(
-                "read/existing_turn_ids",
-                conversation_id=conversation_id,
-                turn_ids=[r.id for r in records],
-            )
-        }
-        fresh: list[TurnRecord] = []
-        for record in records:  # an id already stored (or repeated in this call) is appended once
-            if record.id not in stored:
-                stored.add(record.id)
-                fresh.append(record.model_copy(update={"index": next_index + len(fresh)}))
-        records = fresh
-        speakers = [
-            r["speaker"] for r in self.store.read("read/speakers", conversation_id=conversation_id)
-        ]
-        for r in records:
-            if r.speaker not in speakers:
-                speakers.append(r.speaker)
+        self._ensure_schema()
+        self._contexts.pop(conversation_id, None)
         try:
-            report = self._ingestor("extracted").append(
-                conversation_id, records, speakers=speakers, previous_turn_id=prev_id
-            )
+            report = self._ingestor("extracted").append(conversation_id, fresh)
             report.bookmarks = self.store.bookmarks()
             return report
         finally:
@@ -257,6 +234,47 @@ class Memory:
         if not any(counts.values()):
             raise ConversationNotFound(conversation_id)
         return counts
+
+    def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
+        """Forget single turns of a conversation so that no trace of their text remains.
+
+        The turns go, and with them every fact citing one of them (a fact that also cites a kept
+        turn is dropped too: its text may quote the forgotten one). ``NEXT`` is relinked around
+        them. The conversation's entities, mentions and extracted facts are then derived again
+        from the kept turns (so no entity name or alias survives that only a forgotten turn
+        said), events are regrouped, and supersession is recomputed: if a forgotten fact had
+        superseded another, the older value is current again and its ``valid_to`` is cleared.
+        All in one transaction under the conversation's lock; this memory's cached context of
+        the conversation is dropped. The cost is one extraction pass over the kept turns.
+
+        Forgetting is idempotent: ids already forgotten are remembered (the id only, as a
+        ``ForgottenTurn`` node) and skipped. Re-ingesting a source that still holds a forgotten
+        turn stores it again.
+
+        Args:
+            conversation_id: the tenant.
+            turn_ids: local ids (``a1``, ``D1:3``) or full ids (``<conversation_id>:a1``).
+
+        Returns:
+            ``{"turns": n, "facts": n, "rederived_facts": n}`` (0 turns when all were already
+            forgotten).
+
+        Raises:
+            TurnNotFound: an id the conversation never held, named in the message (nothing
+                is changed).
+            MalformedInput: no turn ids given, or a ``:`` in the conversation id.
+        """
+        check_conversation_id(conversation_id, file="<forget_turns>")
+        if not turn_ids:
+            raise MalformedInput("no turn ids to forget", conversation_id=conversation_id)
+        prefix = f"{conversation_id}:"
+        full = [t if t.startswith(prefix) else prefix + t for t in turn_ids]
+        self._ensure_schema()
+        self._contexts.pop(conversation_id, None)
+        try:
+            return self._ingestor("extracted").forget_turns(conversation_id, full)
+        finally:
+            self._contexts.pop(conversation_id, None)
 
     # --- read ----------------------------------------------------------------------------------
     def engine(self, config: EngineConfig | None = None) -> SearchEngine:

@@ -15,6 +15,7 @@ KgmemError
 │   └── ServerError              the local Neo4j launcher failed (start/stop/status)
 ├── ModelUnavailable             the embedder or spaCy pipeline cannot be loaded
 ├── ConversationNotFound         a conversation id that holds no turns
+├── TurnNotFound                 turn ids a conversation never held (Memory.forget_turns)
 └── ReaderError                  the optional OpenAI-compatible reader failed or is not configured
 ```
 
@@ -40,6 +41,7 @@ __all__ = [
     "SchemaOutdated",
     "ServerError",
     "StoreError",
+    "TurnNotFound",
 ]
 
 
@@ -181,6 +183,23 @@ class ConversationNotFound(KgmemError):
     def __init__(self, conversation_id: str) -> None:
         self.conversation_id = conversation_id
         super().__init__(f"conversation {conversation_id!r} has no turns in the store")
+
+
+class TurnNotFound(KgmemError):
+    """Turn ids that a conversation neither holds nor has forgotten.
+
+    Args:
+        conversation_id: the conversation.
+        turn_ids: the unknown ids (full ids, ``<conversation_id>:<local id>``).
+    """
+
+    def __init__(self, conversation_id: str, turn_ids: list[str]) -> None:
+        self.conversation_id = conversation_id
+        self.turn_ids = list(turn_ids)
+        names = ", ".join(repr(t) for t in self.turn_ids)
+        super().__init__(
+            f"conversation {conversation_id!r} holds no turn {names}; nothing was forgotten"
+        )
 
 
 class ReaderError(KgmemError):
