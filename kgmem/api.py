@@ -71,7 +71,11 @@ class Memory:
 
     # --- schema & plumbing ---------------------------------------------------------------------
     def verify(self) -> None:
-        """Check the server answers and credentials work (`Neo4jUnavailable`, `AuthenticationFailed`)."""
+        """Check the server answers and credentials work.
+
+        Raises:
+            Neo4jUnavailable: nothing answers. AuthenticationFailed: wrong credentials.
+        """
         self.store.verify()
 
     def apply_schema(self) -> list[str]:
