@@ -17,8 +17,8 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport
-from kgmem.models import ConversationRecord, TurnRecord
+from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport, NewTurn
+from kgmem.models import ConversationRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
 from kgmem.store import Store
@@ -73,7 +73,11 @@ class Memory:
 
     # --- schema & plumbing ---------------------------------------------------------------------
     def verify(self) -> None:
-        """Check the server answers and credentials work (`Neo4jUnavailable`, `AuthenticationFailed`)."""
+        """Check the server answers and credentials work.
+
+        Raises:
+            Neo4jUnavailable: nothing answers. AuthenticationFailed: wrong credentials.
+        """
         self.store.verify()
 
     def apply_schema(self) -> list[str]:
@@ -162,72 +166,62 @@ class Memory:
     ) -> IngestReport:
         """Append turns to a live conversation (creating it if new).
 
+        Safe with concurrent writers — other threads, processes or machines appending to the
+        same conversation: the turns' ``index`` and default ids are allocated inside the write
+        transaction under the conversation's lock, and the turns are written together with their
+        ``NEXT`` edge, facts, entities and links (all or nothing). See README "Reliability".
+
         Args:
             conversation_id: the tenant.
-            turns: dicts with ``speaker`` and ``text``, optionally ``id`` (else derived from the
-                position), ``observed_at`` (timezone-aware; else ``observed_at`` arg or now, UTC).
+            turns: dicts with ``speaker`` and ``text``, optionally ``id`` (else ``t<index>``,
+                made unique if an explicit id already took it), ``session``, ``observed_at``
+                (timezone-aware; else the ``observed_at`` arg or now, UTC).
             session: session number (default: the last stored session, or 1).
             observed_at: default timestamp for turns that carry none.
 
         Returns:
-            what was written; turns whose id the conversation already holds are skipped, so
+            what was written; ``turn_ids`` are the stored ids in order. Turns whose id the
+            conversation already holds (or that repeat an id of the same call) are skipped, so
             appending the same turn twice stores it once.
 
         Raises:
             MalformedInput: a turn without speaker/text, a naive datetime, or a ``:`` in the
-                conversation id.
+                conversation id (nothing is written).
         """
         check_conversation_id(conversation_id, file="<add_turns>")
-        self._ensure_schema()
-        self._invalidate(conversation_id)
-        last = self.store.read("read/last_turn", conversation_id=conversation_id)
-        prev_id = last[0]["id"] if last else None
-        next_index = (last[0]["index"] + 1) if last else 0
-        current_session = session or (last[0]["session"] if last else 1)
         default_time = observed_at or datetime.now(UTC)
-        records: list[TurnRecord] = []
+        fresh: list[NewTurn] = []
         for offset, raw in enumerate(turns):
             if not isinstance(raw, Mapping):
                 raise MalformedInput(
                     "turn is not a mapping", conversation_id=conversation_id, turn=f"#{offset}"
                 )
-            index = next_index + offset
-            records.append(
-                make_turn(
-                    conversation_id,
-                    raw.get("id") or f"t{index}",
-                    speaker=raw.get("speaker"),
-                    text=raw.get("text"),
-                    session=int(raw.get("session", current_session)),
-                    index=index,
-                    observed_at=raw.get("observed_at", default_time),
-                    file="<add_turns>",
+            # one validator for every turn (kgmem.turns); index and default id are allocated
+            # later, inside the write transaction
+            raw_session = raw.get("session", session)
+            checked = make_turn(
+                conversation_id,
+                raw["id"] if raw.get("id") is not None else f"#{offset}",
+                speaker=raw.get("speaker"),
+                text=raw.get("text"),
+                session=int(raw_session) if raw_session is not None else 1,
+                index=offset,
+                observed_at=raw.get("observed_at", default_time),
+                file="<add_turns>",
+            )
+            fresh.append(
+                NewTurn(
+                    speaker=checked.speaker,
+                    text=checked.text,
+                    observed_at=checked.observed_at,
+                    id=str(raw["id"]).strip() if raw.get("id") is not None else None,
+                    session=int(raw_session) if raw_session is not None else None,
                 )
             )
-        stored = {
-            row["id"]
-            for row in self.store.read(
-                "read/existing_turn_ids",
-                conversation_id=conversation_id,
-                turn_ids=[r.id for r in records],
-            )
-        }
-        fresh: list[TurnRecord] = []
-        for record in records:  # an id already stored (or repeated in this call) is appended once
-            if record.id not in stored:
-                stored.add(record.id)
-                fresh.append(record.model_copy(update={"index": next_index + len(fresh)}))
-        records = fresh
-        speakers = [
-            r["speaker"] for r in self.store.read("read/speakers", conversation_id=conversation_id)
-        ]
-        for r in records:
-            if r.speaker not in speakers:
-                speakers.append(r.speaker)
+        self._ensure_schema()
+        self._invalidate(conversation_id)
         try:
-            report = self._ingestor("extracted").append(
-                conversation_id, records, speakers=speakers, previous_turn_id=prev_id
-            )
+            report = self._ingestor("extracted").append(conversation_id, fresh)
             report.bookmarks = self.store.bookmarks()
             return report
         finally:
@@ -255,6 +249,47 @@ class Memory:
         if not any(counts.values()):
             raise ConversationNotFound(conversation_id)
         return counts
+
+    def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
+        """Forget single turns of a conversation so that no trace of their text remains.
+
+        The turns go, and with them every fact citing one of them (a fact that also cites a kept
+        turn is dropped too: its text may quote the forgotten one). ``NEXT`` is relinked around
+        them. The conversation's entities, mentions and extracted facts are then derived again
+        from the kept turns (so no entity name or alias survives that only a forgotten turn
+        said), events are regrouped, and supersession is recomputed: if a forgotten fact had
+        superseded another, the older value is current again and its ``valid_to`` is cleared.
+        All in one transaction under the conversation's lock; this memory's cached context of
+        the conversation is dropped. The cost is one extraction pass over the kept turns.
+
+        Forgetting is idempotent: ids already forgotten are remembered (the id only, as a
+        ``ForgottenTurn`` node) and skipped. Re-ingesting a source that still holds a forgotten
+        turn stores it again.
+
+        Args:
+            conversation_id: the tenant.
+            turn_ids: local ids (``a1``, ``D1:3``) or full ids (``<conversation_id>:a1``).
+
+        Returns:
+            ``{"turns": n, "facts": n, "rederived_facts": n}`` (0 turns when all were already
+            forgotten).
+
+        Raises:
+            TurnNotFound: an id the conversation never held, named in the message (nothing
+                is changed).
+            MalformedInput: no turn ids given, or a ``:`` in the conversation id.
+        """
+        check_conversation_id(conversation_id, file="<forget_turns>")
+        if not turn_ids:
+            raise MalformedInput("no turn ids to forget", conversation_id=conversation_id)
+        prefix = f"{conversation_id}:"
+        full = [t if t.startswith(prefix) else prefix + t for t in turn_ids]
+        self._ensure_schema()
+        self._invalidate(conversation_id)
+        try:
+            return self._ingestor("extracted").forget_turns(conversation_id, full)
+        finally:
+            self._invalidate(conversation_id)
 
     # --- read ----------------------------------------------------------------------------------
     def engine(self, config: EngineConfig | None = None) -> SearchEngine:

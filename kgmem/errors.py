@@ -16,6 +16,7 @@ KgmemError
 ├── ModelUnavailable             the embedder or spaCy pipeline cannot be loaded
 ├── ConversationNotFound         a conversation id that holds no turns
 ├── NotSupported                 an adapter operation this build of kgmem cannot do (says why)
+├── TurnNotFound                 turn ids a conversation never held (Memory.forget_turns)
 └── ReaderError                  the optional OpenAI-compatible reader failed or is not configured
 ```
 
@@ -42,6 +43,7 @@ __all__ = [
     "SchemaOutdated",
     "ServerError",
     "StoreError",
+    "TurnNotFound",
 ]
 
 
@@ -189,6 +191,23 @@ class NotSupported(KgmemError, NotImplementedError):
     """An operation a framework adapter exposes but this build of kgmem cannot perform (e.g.
     deleting a single item before turn-level forgetting exists, or TTLs). The message names the
     operation and what to use instead."""
+
+
+class TurnNotFound(KgmemError):
+    """Turn ids that a conversation neither holds nor has forgotten.
+
+    Args:
+        conversation_id: the conversation.
+        turn_ids: the unknown ids (full ids, ``<conversation_id>:<local id>``).
+    """
+
+    def __init__(self, conversation_id: str, turn_ids: list[str]) -> None:
+        self.conversation_id = conversation_id
+        self.turn_ids = list(turn_ids)
+        names = ", ".join(repr(t) for t in self.turn_ids)
+        super().__init__(
+            f"conversation {conversation_id!r} holds no turn {names}; nothing was forgotten"
+        )
 
 
 class ReaderError(KgmemError):

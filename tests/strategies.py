@@ -23,6 +23,8 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from kgmem.store.tenant import tenant_token
+
 __all__ = [
     "DATA",
     "FUZZ_EXAMPLES",
@@ -261,11 +263,14 @@ class GraphSnapshot:
 
     def canonical(self, conversation_id: str) -> str:
         """The checksum with ``conversation_id`` replaced by a placeholder everywhere (and event
-        ids' digests, which hash the conversation id), so that two copies of one input ingested
-        under different conversation ids compare equal."""
+        ids' digests and the fulltext tenant token ``tk``, which hash the conversation id), so
+        that two copies of one input ingested under different conversation ids compare equal."""
+
+        token = tenant_token(conversation_id)  # the fulltext tenant token hashes the id too
 
         def neutral(line: str) -> str:
-            return _EVENT_DIGEST.sub(":ev:#", line.replace(conversation_id, "<cid>"))
+            line = line.replace(conversation_id, "<cid>").replace(f'"{token}"', '"<tk>"')
+            return _EVENT_DIGEST.sub(":ev:#", line)
 
         digest = hashlib.sha256()
         for line in sorted(neutral(x) for x in self.nodes):

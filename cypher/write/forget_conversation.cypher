@@ -1,5 +1,6 @@
 // Remove one conversation: its turns, sessions, facts, events, and the entities that no other
-// conversation's facts or turns still use. Returns what was deleted.
+// conversation's facts or turns still use; also its Conversation node (version, write lock) and
+// the ids of turns it forgot one by one. Returns what was deleted.
 // :param conversation_id => 'conv-26'
 CALL {
   MATCH (t:Turn {conversation_id: $conversation_id}) DETACH DELETE t RETURN count(*) AS turns
@@ -20,5 +21,8 @@ CALL {
 }
 CALL {
   MATCH (c:Conversation {id: $conversation_id}) DETACH DELETE c RETURN count(*) AS conversations
+}
+CALL {
+  MATCH (g:ForgottenTurn {conversation_id: $conversation_id}) DELETE g RETURN count(*) AS forgotten
 }
 RETURN turns, facts, events, sessions, entities

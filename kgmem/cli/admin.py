@@ -57,16 +57,30 @@ def conversations(ctx: click.Context, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--conversation", "conversation_id", required=True, help="Conversation id to delete.")
+@click.option("--conversation", "conversation_id", required=True, help="Conversation id.")
+@click.option(
+    "--turn",
+    "turn_ids",
+    multiple=True,
+    help="Forget only this turn (local or full id); repeat for several. Without it the whole "
+    "conversation is deleted.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def forget(ctx: click.Context, conversation_id: str, as_json: bool) -> None:
-    """Delete a conversation: its turns, facts, events, and entities no one else uses."""
+def forget(
+    ctx: click.Context, conversation_id: str, turn_ids: tuple[str, ...], as_json: bool
+) -> None:
+    """Delete a conversation, or with --turn single turns: the turns, facts citing them, and
+    every entity, alias, event and supersession link that only they supported."""
     with memory_from(ctx) as memory:
-        counts = memory.forget(conversation_id)
+        if turn_ids:
+            counts = memory.forget_turns(conversation_id, list(turn_ids))
+        else:
+            counts = memory.forget(conversation_id)
     if as_json:
         click.echo(dump_json(counts))
     else:
-        console.print(
-            f"forgot {conversation_id!r}: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+        what = (
+            f"{len(turn_ids)} turn(s) of {conversation_id!r}" if turn_ids else repr(conversation_id)
         )
+        console.print(f"forgot {what}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))

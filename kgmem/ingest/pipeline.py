@@ -1,36 +1,69 @@
 """The write path: conversation → turns + NEXT → embeddings → facts (annotation and/or
-extracted) → typed entities → dates → supersession keys → events → batched writes.
+extracted) → typed entities → dates → supersession keys → events → transactional writes.
 
 Re-ingesting the same input changes nothing: ids are deterministic, writes are ``MERGE``, and
 turns/facts whose stored text is unchanged are neither re-embedded nor rewritten.
+
+Reliability (issue 12; README "Reliability"):
+
+- **Whole units.** Everything is computed first (embeddings, extraction, supersession, events);
+  then each batch of ``batch_size`` turns is written in *one* transaction together with its
+  ``NEXT`` edges, the facts citing it, their entities, mentions, supersession and event links
+  (`kgmem.ingest.writer.WriteUnit`). A crash leaves whole batches, each with its facts; the same
+  ingest run again completes the rest.
+- **One writer at a time per conversation.** Every transaction first takes the conversation's
+  lock (``write/lock_conversation``). An append reads the tail, allocates ``index`` and default
+  ids, and writes its turns, facts and links in that one locked transaction, so concurrent
+  appends queue instead of reading the same tail: nothing is lost, the ``NEXT`` chain stays one
+  line, and an explicit id that is already stored is skipped (stored once).
+- **Forgetting turns** (`Ingestor.forget_turns`) deletes them and every fact citing them, then
+  derives the conversation's entities, mentions, extracted facts, supersession and events again
+  from the turns that remain, in the same transaction.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 from kgmem.embed import Embedder
+from kgmem.errors import TurnNotFound
 from kgmem.ingest.events import group_events
 from kgmem.ingest.extract import FactExtractor
 from kgmem.ingest.supersession import assign_keys, supersession_chain
-from kgmem.ingest.writer import GraphWriter
+from kgmem.ingest.writer import (
+    GraphWriter,
+    WriteUnit,
+    entity_rows,
+    event_rows,
+    fact_rows,
+    mention_rows,
+    next_rows,
+    session_rows,
+    supersede_rows,
+    turn_rows,
+)
 from kgmem.models import (
     ConversationRecord,
     EntityRecord,
+    EventRecord,
     FactRecord,
     SessionRecord,
+    TimeInterval,
     TurnRecord,
 )
-from kgmem.store import Store
+from kgmem.store import Store, Transaction
 
-__all__ = ["FactSources", "IngestReport", "Ingestor"]
+__all__ = ["FactSources", "IngestReport", "Ingestor", "NewTurn", "allocate_turns"]
 
 FactSources = Literal["annotation", "extracted", "both", "none"]
 #: progress callback: (stage name, items done in this step, stage total)
 Progress = Callable[[str, int, int], None]
+Row = dict[str, Any]
 
 
 @dataclass
@@ -47,6 +80,7 @@ class IngestReport:
     supersedes: int = 0
     events: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    turn_ids: list[str] = field(default_factory=list)
     bookmarks: list[str] = field(default_factory=list)
     """Neo4j bookmarks of the writes (opaque strings). Pass them to another process's
     `Memory.use_bookmarks` so its reads see these writes (causal consistency on a cluster)."""
@@ -55,19 +89,90 @@ class IngestReport:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class NewTurn:
+    """A turn to append, before the database gives it an index (and, without ``id``, an id).
+
+    Attributes:
+        speaker / text: as given (validated by `kgmem.api.Memory.add_turns`).
+        observed_at: timezone-aware.
+        id: the caller's local id, or None for a default ``t<index>``.
+        session: session number, or None for the conversation's last session (1 if new).
+    """
+
+    speaker: str
+    text: str
+    observed_at: datetime
+    id: str | None = None
+    session: int | None = None
+
+
 def _serial(turn_index: int, n: int) -> int:
     """Arrival order of a fact: its first cited turn's position, then its position in the turn."""
     return turn_index * 1000 + n
 
 
+def allocate_turns(
+    conversation_id: str,
+    turns: Sequence[NewTurn],
+    last: Mapping[str, Any] | None,
+    stored: Callable[[list[str]], set[str]],
+) -> list[TurnRecord]:
+    """Give appended turns their ``index``, id and session; drop ids that are already stored.
+
+    Runs inside the append transaction, after the conversation lock is taken, so ``last`` (the
+    stored tail: ``index``, ``session``) and ``stored`` (which of these full ids exist) are
+    current. Indexes continue the tail with no gap. An explicit id already stored, or repeated
+    in this call, is skipped (stored once). A default id is ``t<index>``; if that id is taken
+    (an explicit ``t7`` appended earlier, or later in this call) it becomes ``t<index>-2``,
+    ``-3``, ... so a default id never collides and never loses a turn.
+
+    Returns:
+        the records to write, in input order.
+    """
+    next_index = int(last["index"]) + 1 if last else 0
+    last_session = int(last["session"]) if last and last.get("session") is not None else 1
+    explicit = {f"{conversation_id}:{t.id}" for t in turns if t.id is not None}
+    defaults = [f"{conversation_id}:t{next_index + k}" for k in range(len(turns))]
+    taken = stored(sorted(explicit | set(defaults)))
+    seen: set[str] = set()
+    out: list[TurnRecord] = []
+    for turn in turns:
+        index = next_index + len(out)
+        if turn.id is not None:
+            local = turn.id
+            if f"{conversation_id}:{local}" in taken | seen:
+                continue
+        else:
+            local, n = f"t{index}", 1
+            while f"{conversation_id}:{local}" in taken | seen | explicit:
+                n += 1
+                local = f"t{index}-{n}"
+                taken |= stored([f"{conversation_id}:{local}"])
+        seen.add(f"{conversation_id}:{local}")
+        out.append(
+            TurnRecord(
+                id=f"{conversation_id}:{local}",
+                conversation_id=conversation_id,
+                session=turn.session if turn.session is not None else last_session,
+                index=index,
+                dia_id=local,
+                speaker=turn.speaker,
+                text=turn.text,
+                observed_at=turn.observed_at.astimezone(UTC),
+            )
+        )
+    return out
+
+
 class Ingestor:
-    """Runs the write path for whole conversations or appended turns.
+    """Runs the write path for whole conversations, appended turns and forgotten turns.
 
     Args:
         store: an open store (schema applied).
         embedder: the sentence embedder (same one the read path uses).
         extractor: the fact extractor for ``extracted`` facts (None disables them).
-        batch_size: rows per write transaction.
+        batch_size: turns per write transaction of an ingest (with their facts and links).
     """
 
     def __init__(
@@ -81,8 +186,10 @@ class Ingestor:
         self.store = store
         self.embedder = embedder
         self.extractor = extractor
-        self.writer = GraphWriter(store, batch_size=batch_size)
+        self.batch_size = max(1, batch_size)
+        self.writer = GraphWriter(store)
 
+    # --- whole conversations -------------------------------------------------------------------
     def ingest(
         self,
         conversation: ConversationRecord,
@@ -101,9 +208,13 @@ class Ingestor:
             report.seconds[stage] = round(report.seconds.get(stage, 0.0) + now - clock, 3)
             clock = now
 
-        self.writer.sessions(conversation.sessions)
-        report.turns_written = self._write_turns(cid, conversation.turns, progress)
-        self.writer.timeline([t.id for t in conversation.turns])
+        stored_turns = {
+            row["id"]: row["text"]
+            for row in self.store.read("read/turn_fingerprints", conversation_id=cid)
+            if row["embedded"]
+        }
+        todo_turns = [t for t in conversation.turns if stored_turns.get(t.id) != t.text]
+        turn_vectors = self.embedder.encode([t.text for t in todo_turns])
         lap("turns")
 
         records: list[FactRecord] = []
@@ -124,100 +235,386 @@ class Ingestor:
             records.extend(extraction.facts)
             entities.extend(extraction.entities)
             mentions.extend(extraction.mentions)
+        records = assign_keys(records)
         lap("extract")
-        self._write_facts(cid, records, entities, mentions, report, progress)
+
+        stored_facts = {
+            row["id"]: row for row in self.store.read("read/fact_fingerprints", conversation_id=cid)
+        }
+        todo_facts = [f for f in records if stored_facts.get(f.id, {}).get("text") != f.text]
+        fact_vectors = self.embedder.encode([f.text for f in todo_facts])
+        pairs = supersession_chain(list(_keyed(stored_facts.values(), cid, records).values()))
+        events = group_events(records)
+        entities = _dedupe_entities(entities)
+
+        units = _plan_units(
+            turns=conversation.turns,
+            sessions=conversation.sessions,
+            todo_turns=dict(zip((t.id for t in todo_turns), turn_vectors, strict=True)),
+            records=records,
+            todo_facts=dict(zip((f.id for f in todo_facts), fact_vectors, strict=True)),
+            entities=entities,
+            mentions=mentions,
+            pairs=pairs,
+            events=events,
+            batch_size=self.batch_size,
+        )
+        for unit in units:
+            self.writer.commit(cid, unit)
+            if progress is not None:
+                progress("turns", len(unit.turns), len(todo_turns))
+                progress("facts", len(unit.facts), len(todo_facts))
         lap("facts")
+        report.turns_written = len(todo_turns)
+        report.facts_total = len(records)
+        report.facts_written = len(todo_facts)
+        report.entities = len(entities)
+        report.mentions = len(set(mentions))
+        report.supersedes = len(pairs)
+        report.events = len(events)
         return report
 
+    # --- appended turns ------------------------------------------------------------------------
     def append(
         self,
         conversation_id: str,
-        turns: Sequence[TurnRecord],
+        turns: Sequence[NewTurn],
         *,
-        speakers: Sequence[str],
-        previous_turn_id: str | None,
         progress: Progress | None = None,
     ) -> IngestReport:
-        """Append turns to a live conversation: they get facts, entities, dates and supersession
-        like a batch ingest (extracted facts only; there are no annotations for live turns)."""
-        report = IngestReport(conversation_id=conversation_id, turns_total=len(turns))
-        first_seen: dict[int, SessionRecord] = {}
-        for t in turns:
-            first_seen.setdefault(
-                t.session,
-                SessionRecord(
-                    conversation_id=conversation_id, session=t.session, started_at=t.observed_at
-                ),
+        """Append turns to a live conversation in one transaction under the conversation lock.
+
+        The tail is read, indexes and default ids are allocated (`allocate_turns`), and the
+        turns, their ``NEXT`` edges, extracted facts, entities, mentions, supersession and event
+        links are written together. Turns get facts like a batch ingest (extracted only; there
+        are no annotations for live turns). The driver retries the whole transaction on a
+        transient error (a deadlock with another writer), so nothing is half-written.
+
+        Returns:
+            the report; ``turn_ids`` lists the ids stored, in order.
+        """
+        cid = conversation_id
+        vectors = dict(
+            zip(
+                (t.text for t in turns),
+                self.embedder.encode([t.text for t in turns]),
+                strict=True,
             )
-        self.writer.sessions(list(first_seen.values()))
-        report.turns_written = self._write_turns(conversation_id, turns, progress)
-        ids = ([previous_turn_id] if previous_turn_id else []) + [t.id for t in turns]
-        self.writer.timeline(ids)
-        records: list[FactRecord] = []
-        entities: list[EntityRecord] = []
-        mentions: list[tuple[str, str]] = []
-        if self.extractor is not None:
-            extraction = self.extractor.extract(conversation_id, turns, speakers)
-            records, entities, mentions = extraction.facts, extraction.entities, extraction.mentions
-        self._write_facts(conversation_id, records, entities, mentions, report, progress)
+        )
+
+        def work(tx: Transaction) -> IngestReport:
+            report = IngestReport(conversation_id=cid, turns_total=len(turns))
+            tx.run("write/lock_conversation", conversation_id=cid)
+            last = tx.run("read/last_turn", conversation_id=cid)
+            records = allocate_turns(
+                cid,
+                turns,
+                last[0] if last else None,
+                lambda ids: {
+                    r["id"]
+                    for r in tx.run("read/existing_turn_ids", conversation_id=cid, turn_ids=ids)
+                },
+            )
+            if not records:
+                return report
+            speakers = [r["speaker"] for r in tx.run("read/speakers", conversation_id=cid)]
+            for r in records:
+                if r.speaker not in speakers:
+                    speakers.append(r.speaker)
+            facts: list[FactRecord] = []
+            entities: list[EntityRecord] = []
+            mentions: list[tuple[str, str]] = []
+            if self.extractor is not None:
+                extraction = self.extractor.extract(cid, records, speakers)
+                facts, entities, mentions = (
+                    extraction.facts,
+                    extraction.entities,
+                    extraction.mentions,
+                )
+            facts = assign_keys(facts)
+            stored_facts = tx.run("read/fact_fingerprints", conversation_id=cid)
+            pairs = supersession_chain(list(_keyed(stored_facts, cid, facts).values()))
+            events = group_events(facts)
+            entities = _dedupe_entities(entities)
+            first: dict[int, SessionRecord] = {}
+            for t in records:
+                first.setdefault(
+                    t.session,
+                    SessionRecord(conversation_id=cid, session=t.session, started_at=t.observed_at),
+                )
+            ids = ([last[0]["id"]] if last else []) + [t.id for t in records]
+            unit = WriteUnit(
+                sessions=session_rows(first.values()),
+                turns=turn_rows(records, [vectors[t.text] for t in records]),
+                next=next_rows(ids),
+                entities=entity_rows(entities),
+                facts=fact_rows(facts, self.embedder.encode([f.text for f in facts])),
+                mentions=mention_rows(mentions),
+                supersedes=supersede_rows(pairs),
+                events=event_rows(events),
+            )
+            unit.write(tx)
+            report.turns_written = len(records)
+            report.turn_ids = [t.id for t in records]
+            report.facts_total = report.facts_written = len(facts)
+            report.entities = len(entities)
+            report.mentions = len(set(mentions))
+            report.supersedes = len(pairs)
+            report.events = len(events)
+            return report
+
+        report = self.store.transaction(work)
+        if progress is not None:
+            progress("turns", report.turns_written, report.turns_written)
         return report
 
-    # --- stages -------------------------------------------------------------------------------
-    def _write_turns(self, cid: str, turns: Sequence[TurnRecord], progress: Progress | None) -> int:
-        stored = {
-            row["id"]: row["text"]
-            for row in self.store.read("read/turn_fingerprints", conversation_id=cid)
-            if row["embedded"]
-        }
-        todo = [t for t in turns if stored.get(t.id) != t.text]
-        if not todo:
-            return 0
-        vectors = self.embedder.encode([t.text for t in todo])
-        tick = (lambda n: progress("turns", n, len(todo))) if progress else None
-        return self.writer.turns(todo, vectors, tick)
+    # --- forgetting turns ----------------------------------------------------------------------
+    def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
+        """Forget turns (full ids) of one conversation, leaving no trace of their text.
 
-    def _write_facts(
-        self,
-        cid: str,
-        records: list[FactRecord],
-        entities: list[EntityRecord],
-        mentions: list[tuple[str, str]],
-        report: IngestReport,
-        progress: Progress | None,
-    ) -> None:
-        records = assign_keys(records)
-        report.facts_total = len(records)
-        report.entities = self.writer.entities(_dedupe_entities(entities))
-        stored = {
-            row["id"]: row for row in self.store.read("read/fact_fingerprints", conversation_id=cid)
-        }
-        todo = [f for f in records if stored.get(f.id, {}).get("text") != f.text]
-        if todo:
-            vectors = self.embedder.encode([f.text for f in todo])
-            tick = (lambda n: progress("facts", n, len(todo))) if progress else None
-            report.facts_written = self.writer.facts(todo, vectors, tick)
-        report.mentions = self.writer.mentions(mentions)
-        # supersession over everything stored on the same keys plus the new records
-        keyed: dict[str, FactRecord] = {}
-        for row in stored.values():
-            if row["key"]:
-                keyed[row["id"]] = FactRecord(
-                    id=row["id"],
-                    conversation_id=cid,
-                    subject="",
-                    relation="",
-                    object="",
-                    text=row["text"] or "",
-                    source=row["source"] or "extracted",
-                    key=row["key"],
-                    serial=row["serial"] or 0,
-                    valid_from=row["valid_from"],
+        In one transaction under the conversation lock: the turns and every fact citing one of
+        them are deleted (a fact citing a forgotten and a kept turn is dropped: its text may
+        quote either); ``NEXT`` is relinked around them; then the conversation's entities,
+        mentions and extracted facts are derived again from the kept turns (entity names and
+        aliases only from text that remains), and supersession and events are recomputed over
+        the remaining facts (a value that a forgotten fact superseded is current again, with its
+        ``valid_to`` restored). Forgotten ids are remembered (ids only), so forgetting them
+        again does nothing.
+
+        Returns:
+            ``{"turns": n, "facts": n, "rederived_facts": n}``: turns and citing facts deleted
+            (0 and 0 when every id was already forgotten), extracted facts derived again.
+
+        Raises:
+            TurnNotFound: an id the conversation never held (nothing is changed).
+        """
+        cid = conversation_id
+        wanted = list(dict.fromkeys(turn_ids))
+
+        def work(tx: Transaction) -> dict[str, int]:
+            tx.run("write/lock_conversation", conversation_id=cid)
+            rows = tx.run("read/conversation_turns", conversation_id=cid)
+            present = {row["id"] for row in rows}
+            missing = [i for i in wanted if i not in present]
+            if missing:
+                known = {
+                    r["id"]
+                    for r in tx.run(
+                        "read/forgotten_turn_ids", conversation_id=cid, turn_ids=missing
+                    )
+                }
+                unknown = [i for i in missing if i not in known]
+                if unknown:
+                    raise TurnNotFound(cid, unknown)
+            gone = [i for i in wanted if i in present]
+            if not gone:
+                return {"turns": 0, "facts": 0, "rederived_facts": 0}
+            gone_set = set(gone)
+            fact_rows_before = tx.run("read/fact_records", conversation_id=cid)
+            derived = any(f["source"] == "extracted" for f in fact_rows_before) or bool(
+                tx.run("read/count_conversation", conversation_id=cid)[0]["entities"]
+            )
+            given = [
+                _fact_from_row(cid, f)
+                for f in fact_rows_before
+                if f["source"] != "extracted" and not gone_set & set(f["cites"])
+            ]
+            old_vectors = {
+                (f["id"], f["text"]): f["embedding"]
+                for f in fact_rows_before
+                if f["source"] == "extracted" and f["embedding"] is not None
+            }
+            counts = tx.run("write/forget_turns", conversation_id=cid, turn_ids=gone)[0]
+            tx.run("write/clear_derived", conversation_id=cid)
+
+            kept = [_turn_from_row(cid, row) for row in rows if row["id"] not in gone_set]
+            bridges: list[Row] = []
+            previous: str | None = None
+            skipped = False
+            for row in rows:  # ordered by index: link across each run of forgotten turns
+                if row["id"] in gone_set:
+                    skipped = True
+                    continue
+                if previous is not None and skipped:
+                    bridges.append({"prev": previous, "next": row["id"]})
+                previous, skipped = row["id"], False
+
+            extracted: list[FactRecord] = []
+            entities: list[EntityRecord] = []
+            mentions: list[tuple[str, str]] = []
+            if derived and self.extractor is not None and kept:
+                speakers = list(dict.fromkeys(t.speaker for t in kept))
+                extraction = self.extractor.extract(cid, kept, speakers)
+                extracted, entities, mentions = (
+                    extraction.facts,
+                    extraction.entities,
+                    extraction.mentions,
                 )
-        for f in records:
-            if f.key:
-                keyed[f.id] = f
-        report.supersedes = self.writer.supersedes(supersession_chain(list(keyed.values())))
-        report.events = self.writer.events(group_events(records))
+            records = assign_keys([*given, *extracted])
+            extracted = [r for r in records if r.source == "extracted"]
+            fresh = [f for f in extracted if (f.id, f.text) not in old_vectors]
+            encoded = dict(
+                zip(
+                    (f.id for f in fresh),
+                    self.embedder.encode([f.text for f in fresh]),
+                    strict=True,
+                )
+            )
+            vectors = [
+                old_vectors[(f.id, f.text)] if f.id not in encoded else encoded[f.id]
+                for f in extracted
+            ]
+            keyed = [r for r in records if r.key is not None]
+            WriteUnit(
+                next=bridges,
+                entities=entity_rows(_dedupe_entities(entities)),
+                facts=fact_rows(extracted, vectors),
+                mentions=mention_rows(mentions),
+                supersedes=supersede_rows(supersession_chain(keyed)),
+                events=event_rows(group_events(records)),
+            ).write(tx)
+            return {
+                "turns": int(counts["turns"]),
+                "facts": int(counts["facts"]),
+                "rederived_facts": len(extracted),
+            }
+
+        return self.store.transaction(work)
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _keyed(
+    stored: Iterable[Mapping[str, Any]], cid: str, records: Sequence[FactRecord]
+) -> dict[str, FactRecord]:
+    """Stored keyed facts (as minimal records) overlaid with the new records on any key."""
+    keyed: dict[str, FactRecord] = {}
+    for row in stored:
+        if row["key"]:
+            keyed[row["id"]] = FactRecord(
+                id=row["id"],
+                conversation_id=cid,
+                subject="",
+                relation="",
+                object="",
+                text=row["text"] or "",
+                source=row["source"] or "extracted",
+                key=row["key"],
+                serial=row["serial"] or 0,
+                valid_from=row["valid_from"],
+            )
+    for f in records:
+        if f.key:
+            keyed[f.id] = f
+    return keyed
+
+
+def _plan_units(
+    *,
+    turns: Sequence[TurnRecord],
+    sessions: Sequence[SessionRecord],
+    todo_turns: Mapping[str, Any],
+    records: Sequence[FactRecord],
+    todo_facts: Mapping[str, Any],
+    entities: Sequence[EntityRecord],
+    mentions: Sequence[tuple[str, str]],
+    pairs: Sequence[tuple[str, str]],
+    events: Sequence[EventRecord],
+    batch_size: int,
+) -> list[WriteUnit]:
+    """Split an ingest into one `WriteUnit` per batch of turns (see the module docstring).
+
+    A fact lands with the last batch holding a turn it cites; an entity with the first unit that
+    needs it; a supersession link or event membership with the later of the facts it joins.
+    Facts citing no stored turn, unreferenced entities and sessions without turns go in unit 0.
+    """
+    batch_of = {t.id: n // batch_size for n, t in enumerate(turns)}
+    count = max(1, -(-len(turns) // batch_size))
+    units = [WriteUnit() for _ in range(count)]
+    home: dict[str, int] = {
+        f.id: max((batch_of[c] for c in f.cites if c in batch_of), default=0) for f in records
+    }
+    session_home: dict[int, int] = {}
+    for t in turns:
+        session_home.setdefault(t.session, batch_of[t.id])
+    units[0].sessions.extend(session_rows(s for s in sessions if s.session not in session_home))
+    for s in sessions:
+        if s.session in session_home:
+            units[session_home[s.session]].sessions.extend(session_rows([s]))
+
+    for n, t in enumerate(turns):
+        unit = units[batch_of[t.id]]
+        if t.id in todo_turns:
+            unit.turns.extend(turn_rows([t], [todo_turns[t.id]]))
+        if n:
+            unit.next.extend(next_rows([turns[n - 1].id, t.id]))
+
+    entity_home: dict[str, int] = {}
+    for f in records:
+        for entity_id, _ in f.about:
+            entity_home[entity_id] = min(entity_home.get(entity_id, count), home[f.id])
+    for turn_id, entity_id in mentions:
+        b = batch_of.get(turn_id, 0)
+        entity_home[entity_id] = min(entity_home.get(entity_id, count), b)
+    for e in entities:
+        units[entity_home.get(e.id, 0)].entities.extend(entity_rows([e]))
+    for f in records:
+        if f.id in todo_facts:
+            units[home[f.id]].facts.extend(fact_rows([f], [todo_facts[f.id]]))
+    for turn_id, entity_id in sorted(set(mentions)):
+        units[batch_of.get(turn_id, 0)].mentions.extend(mention_rows([(turn_id, entity_id)]))
+    for newer, older in pairs:
+        at = max(home.get(newer, 0), home.get(older, 0))
+        units[at].supersedes.extend(supersede_rows([(newer, older)]))
+    for event in events:
+        members: dict[int, list[str]] = defaultdict(list)
+        for fact_id in event.fact_ids:
+            members[home.get(fact_id, 0)].append(fact_id)
+        for at, ids in sorted(members.items()):
+            units[at].events.extend(event_rows([event.model_copy(update={"fact_ids": tuple(ids)})]))
+    return units
+
+
+def _turn_from_row(cid: str, row: Mapping[str, Any]) -> TurnRecord:
+    return TurnRecord(
+        id=row["id"],
+        conversation_id=cid,
+        session=int(row["session"]),
+        index=int(row["index"]),
+        dia_id=str(row["dia_id"]),
+        speaker=row["speaker"],
+        text=row["text"],
+        observed_at=row["observed_at"],
+    )
+
+
+def _fact_from_row(cid: str, row: Mapping[str, Any]) -> FactRecord:
+    interval = None
+    if row["event_time"] is not None and row["event_end"] is not None:
+        interval = TimeInterval(
+            start=row["event_time"],
+            end=row["event_end"],
+            granularity=row["event_granularity"] or "day",
+            phrase=row["event_phrase"] or "",
+        )
+    return FactRecord(
+        id=row["id"],
+        conversation_id=cid,
+        subject=row["subject"] or "",
+        relation=row["relation"] or "",
+        object=row["object"] or "",
+        text=row["text"] or "",
+        source=row["source"] or "manual",
+        cites=tuple(row["cites"]),
+        about=tuple((e, r) for e, r in row["about"]),
+        event_time=interval,
+        valid_from=row["valid_from"],
+        key=row["key"],
+        serial=row["serial"] or 0,
+        confidence=row["confidence"] if row["confidence"] is not None else 1.0,
+        session=row["session"],
+    )
 
 
 def _dedupe_entities(entities: Sequence[EntityRecord]) -> list[EntityRecord]:

@@ -1,27 +1,44 @@
-"""Records → parameter rows → batched, idempotent ``UNWIND … MERGE`` writes.
+"""Records → parameter rows → idempotent ``UNWIND … MERGE`` writes, one transaction per unit.
 
 Only rows (dicts of plain values, datetimes and float lists) cross into the store; every value
-is a Cypher parameter. Each batch is one transaction, so a failed or killed ingest leaves whole
-batches only, and running the same ingest again converges to the same graph.
+is a Cypher parameter. A `WriteUnit` is everything one transaction writes: a batch of turns
+together with their ``NEXT`` edges, the facts citing them, the entities and mentions those need,
+and the supersession and event links that become complete with them. `GraphWriter.commit` takes
+the conversation's write lock (``write/lock_conversation``) and writes the unit in the same
+transaction, so a failed or killed ingest leaves whole units only — never a turn without its
+facts — and running the same ingest again converges to the same graph.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from kgmem.models import EntityRecord, EventRecord, FactRecord, SessionRecord, TurnRecord
-from kgmem.store import Store
+from kgmem.store import Store, Transaction
 from kgmem.store.tenant import tenant_token
 
-__all__ = ["GraphWriter"]
+__all__ = [
+    "GraphWriter",
+    "WriteUnit",
+    "entity_rows",
+    "event_rows",
+    "fact_rows",
+    "mention_rows",
+    "next_rows",
+    "session_id",
+    "session_rows",
+    "supersede_rows",
+    "turn_rows",
+]
 
 Row = dict[str, Any]
-Progress = Callable[[int], None] | None
+Vectors = npt.NDArray[np.float32] | Sequence[Sequence[float]]
 
 
 def session_id(conversation_id: str, session: int) -> str:
@@ -29,130 +46,165 @@ def session_id(conversation_id: str, session: int) -> str:
     return f"{conversation_id}:s{session}"
 
 
+def _vector(value: Any) -> list[float]:
+    return value.tolist() if hasattr(value, "tolist") else [float(x) for x in value]
+
+
+def session_rows(sessions: Iterable[SessionRecord]) -> list[Row]:
+    return [
+        {
+            "id": session_id(s.conversation_id, s.session),
+            "conversation_id": s.conversation_id,
+            "session": s.session,
+            "started_at": s.started_at,
+        }
+        for s in sessions
+    ]
+
+
+def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors) -> list[Row]:
+    """Rows of ``write/merge_turns``; ``embeddings`` has shape ``(len(turns), dim)``."""
+    return [
+        {
+            "id": t.id,
+            "conversation_id": t.conversation_id,
+            "tk": tenant_token(t.conversation_id),
+            "session": t.session,
+            "session_id": session_id(t.conversation_id, t.session),
+            "index": t.index,
+            "dia_id": t.dia_id,
+            "speaker": t.speaker,
+            "text": t.text,
+            "observed_at": t.observed_at,
+            "embedding": _vector(vector),
+        }
+        for t, vector in zip(turns, embeddings, strict=True)
+    ]
+
+
+def next_rows(ordered_ids: Sequence[str]) -> list[Row]:
+    """``NEXT`` rows between consecutive ids (utterance order across sessions)."""
+    return [{"prev": a, "next": b} for a, b in pairwise(ordered_ids)]
+
+
+def entity_rows(entities: Iterable[EntityRecord]) -> list[Row]:
+    return [
+        {
+            "id": e.id,
+            "conversation_id": e.conversation_id,
+            "name": e.name,
+            "type": e.type,
+            "aliases": list(e.aliases),
+            "aliases_text": " ".join(e.aliases),
+        }
+        for e in entities
+    ]
+
+
+def fact_rows(facts: Sequence[FactRecord], embeddings: Vectors) -> list[Row]:
+    """Rows of ``write/merge_facts`` (+ ``CITES`` and ``ABOUT``); embeddings ``(len, dim)``."""
+    rows = []
+    for f, vector in zip(facts, embeddings, strict=True):
+        interval = f.event_time
+        rows.append(
+            {
+                "id": f.id,
+                "conversation_id": f.conversation_id,
+                "tk": tenant_token(f.conversation_id),
+                "subject": f.subject,
+                "relation": f.relation,
+                "object": f.object,
+                "text": f.text,
+                "source": f.source,
+                "event_time": interval.start if interval else None,
+                "event_end": interval.end if interval else None,
+                "event_granularity": interval.granularity if interval else None,
+                "event_phrase": interval.phrase if interval else None,
+                "valid_from": f.valid_from,
+                "key": f.key,
+                "serial": f.serial,
+                "confidence": f.confidence,
+                "session": f.session,
+                "embedding": _vector(vector),
+                "cites": list(f.cites),
+                "about": [{"entity_id": e, "role": r} for e, r in f.about],
+            }
+        )
+    return rows
+
+
+def mention_rows(mentions: Iterable[tuple[str, str]]) -> list[Row]:
+    return [{"turn_id": t, "entity_id": e} for t, e in sorted(set(mentions))]
+
+
+def supersede_rows(pairs: Iterable[tuple[str, str]]) -> list[Row]:
+    """``(newer)-[:SUPERSEDES]->(older)``; sets the older fact's ``valid_to``. Never deletes."""
+    return [{"newer": n, "older": o} for n, o in pairs]
+
+
+def event_rows(events: Iterable[EventRecord]) -> list[Row]:
+    return [
+        {
+            "id": e.id,
+            "conversation_id": e.conversation_id,
+            "name": e.name,
+            "time": e.time.start if e.time else None,
+            "time_end": e.time.end if e.time else None,
+            "granularity": e.time.granularity if e.time else None,
+            "fact_ids": list(e.fact_ids),
+        }
+        for e in events
+    ]
+
+
+#: statement per part of a unit, in the order a transaction writes them (a turn needs its
+#: session; a fact its turns and entities; a supersession or event link its facts)
+_ORDER = (
+    ("sessions", "write/merge_sessions"),
+    ("turns", "write/merge_turns"),
+    ("next", "write/merge_next"),
+    ("entities", "write/merge_entities"),
+    ("facts", "write/merge_facts"),
+    ("mentions", "write/merge_mentions"),
+    ("supersedes", "write/merge_supersedes"),
+    ("events", "write/merge_events"),
+)
+
+
+@dataclass
+class WriteUnit:
+    """The rows one transaction writes (see the module docstring)."""
+
+    sessions: list[Row] = field(default_factory=list)
+    turns: list[Row] = field(default_factory=list)
+    next: list[Row] = field(default_factory=list)
+    entities: list[Row] = field(default_factory=list)
+    facts: list[Row] = field(default_factory=list)
+    mentions: list[Row] = field(default_factory=list)
+    supersedes: list[Row] = field(default_factory=list)
+    events: list[Row] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, part) for part, _ in _ORDER)
+
+    def write(self, tx: Transaction) -> None:
+        """Run the unit's statements in ``tx`` (the caller holds the conversation lock)."""
+        for part, name in _ORDER:
+            rows = getattr(self, part)
+            if rows:
+                tx.run(name, rows=rows)
+
+
 class GraphWriter:
-    """Writes records into the graph in batches of ``batch_size`` rows (one transaction each)."""
+    """Commits `WriteUnit`s, one transaction each, under the conversation's write lock."""
 
-    def __init__(self, store: Store, *, batch_size: int = 500) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self.batch_size = batch_size
 
-    def _batches(self, name: str, rows: Sequence[Row], progress: Progress = None) -> int:
-        if not rows:
-            return 0
-        return self.store.write_batches(name, rows, batch_size=self.batch_size, progress=progress)
+    def commit(self, conversation_id: str, unit: WriteUnit) -> None:
+        def work(tx: Transaction) -> None:
+            tx.run("write/lock_conversation", conversation_id=conversation_id)
+            unit.write(tx)
 
-    def sessions(self, sessions: Sequence[SessionRecord]) -> int:
-        rows = [
-            {
-                "id": session_id(s.conversation_id, s.session),
-                "conversation_id": s.conversation_id,
-                "session": s.session,
-                "started_at": s.started_at,
-            }
-            for s in sessions
-        ]
-        return self._batches("write/merge_sessions", rows)
-
-    def turns(
-        self,
-        turns: Sequence[TurnRecord],
-        embeddings: npt.NDArray[np.float32],
-        progress: Progress = None,
-    ) -> int:
-        """Write turns with embeddings of shape ``(len(turns), dim)`` float32."""
-        rows = [
-            {
-                "id": t.id,
-                "conversation_id": t.conversation_id,
-                "tk": tenant_token(t.conversation_id),
-                "session": t.session,
-                "session_id": session_id(t.conversation_id, t.session),
-                "index": t.index,
-                "dia_id": t.dia_id,
-                "speaker": t.speaker,
-                "text": t.text,
-                "observed_at": t.observed_at,
-                "embedding": vector.tolist(),
-            }
-            for t, vector in zip(turns, embeddings, strict=True)
-        ]
-        return self._batches("write/merge_turns", rows, progress)
-
-    def timeline(self, ordered_ids: Sequence[str]) -> int:
-        """``NEXT`` edges between consecutive ids (utterance order across sessions)."""
-        rows = [{"prev": a, "next": b} for a, b in itertools.pairwise(ordered_ids)]
-        return self._batches("write/merge_next", rows)
-
-    def entities(self, entities: Sequence[EntityRecord]) -> int:
-        rows = [
-            {
-                "id": e.id,
-                "conversation_id": e.conversation_id,
-                "name": e.name,
-                "type": e.type,
-                "aliases": list(e.aliases),
-                "aliases_text": " ".join(e.aliases),
-            }
-            for e in entities
-        ]
-        return self._batches("write/merge_entities", rows)
-
-    def facts(
-        self,
-        facts: Sequence[FactRecord],
-        embeddings: npt.NDArray[np.float32],
-        progress: Progress = None,
-    ) -> int:
-        """Write facts (+ ``CITES`` and ``ABOUT`` edges) with embeddings ``(len(facts), dim)``."""
-        rows = []
-        for f, vector in zip(facts, embeddings, strict=True):
-            interval = f.event_time
-            rows.append(
-                {
-                    "id": f.id,
-                    "conversation_id": f.conversation_id,
-                    "tk": tenant_token(f.conversation_id),
-                    "subject": f.subject,
-                    "relation": f.relation,
-                    "object": f.object,
-                    "text": f.text,
-                    "source": f.source,
-                    "event_time": interval.start if interval else None,
-                    "event_end": interval.end if interval else None,
-                    "event_granularity": interval.granularity if interval else None,
-                    "event_phrase": interval.phrase if interval else None,
-                    "valid_from": f.valid_from,
-                    "key": f.key,
-                    "serial": f.serial,
-                    "confidence": f.confidence,
-                    "session": f.session,
-                    "embedding": vector.tolist(),
-                    "cites": list(f.cites),
-                    "about": [{"entity_id": e, "role": r} for e, r in f.about],
-                }
-            )
-        return self._batches("write/merge_facts", rows, progress)
-
-    def mentions(self, mentions: Sequence[tuple[str, str]]) -> int:
-        rows = [{"turn_id": t, "entity_id": e} for t, e in sorted(set(mentions))]
-        return self._batches("write/merge_mentions", rows)
-
-    def supersedes(self, pairs: Sequence[tuple[str, str]]) -> int:
-        """``(newer)-[:SUPERSEDES]->(older)``; sets the older fact's ``valid_to``. Never deletes."""
-        rows = [{"newer": n, "older": o} for n, o in pairs]
-        return self._batches("write/merge_supersedes", rows)
-
-    def events(self, events: Sequence[EventRecord]) -> int:
-        rows = [
-            {
-                "id": e.id,
-                "conversation_id": e.conversation_id,
-                "name": e.name,
-                "time": e.time.start if e.time else None,
-                "time_end": e.time.end if e.time else None,
-                "granularity": e.time.granularity if e.time else None,
-                "fact_ids": list(e.fact_ids),
-            }
-            for e in events
-        ]
-        return self._batches("write/merge_events", rows)
+        if unit:
+            self.store.transaction(work)

@@ -22,7 +22,7 @@ from kgmem.config import Settings
 from kgmem.errors import AuthenticationFailed, Neo4jUnavailable, StoreError
 from kgmem.store.catalogue import Catalogue, catalogue
 
-__all__ = ["Store", "StoreTiming", "translate_error"]
+__all__ = ["Store", "StoreTiming", "Transaction", "translate_error"]
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -176,6 +176,16 @@ class Store:
 
         return self.run_write(work)
 
+    def transaction(self, work: Callable[[Transaction], T]) -> T:
+        """Run ``work`` in one managed write transaction: every statement it runs through the
+        `Transaction` commits together or not at all.
+
+        The driver retries the whole of ``work`` on transient errors (deadlocks, a dropped
+        connection), so ``work`` must not have side effects outside the transaction. An
+        exception raised by ``work`` rolls the transaction back and propagates unchanged.
+        """
+        return self.run_write(lambda tx: work(Transaction(tx, self.queries)))
+
     def write_batches(
         self,
         name: str,
@@ -205,6 +215,18 @@ class Store:
     def explain(self, name: str) -> None:
         """``EXPLAIN`` statement ``name`` (plans it without running it; catches typos)."""
         self.run_read(lambda tx: tx.run(explained(self.queries[name])).consume())
+
+
+class Transaction:
+    """Named catalogue statements inside one open write transaction (see `Store.transaction`)."""
+
+    def __init__(self, tx: ManagedTransaction, queries: Catalogue) -> None:
+        self._tx = tx
+        self._queries = queries
+
+    def run(self, name: str, /, **params: Any) -> list[Row]:
+        """Run the catalogue statement ``name``; rows as dicts (temporal values as datetimes)."""
+        return [_native(record.data()) for record in self._tx.run(self._queries[name], params)]
 
 
 class _AutoClosingSession:

@@ -1,10 +1,13 @@
 """Crash safety: ``kill -9`` an ingest mid-write, run it again, get the graph of a clean run.
 
 A generated conversation of 1,500 turns is ingested by ``kgmem ingest chat FILE`` in a child
-process with ``KGMEM_WRITE_BATCH_SIZE=10`` (150 write transactions for turns, 150 for the
-timeline). The child is killed twice: once while turn batches land, once while timeline
-batches land. At each kill the stored counts are whole batches (a multiple of 10, or all).
-The third run finishes, and the graph then equals a clean run's, property for property.
+process with ``KGMEM_WRITE_BATCH_SIZE=10`` (150 write transactions, each a batch of turns with
+their ``NEXT`` edges). The child is killed twice: once while the first run's batches land, once
+while the re-run's land. At each kill the stored turns are whole batches (a multiple of 10) and
+every stored turn is already linked (``NEXT`` = turns - 1: a batch's edges commit with it).
+The third run finishes, and the graph then equals a clean run's, property for property. The
+matrix of named kill points (inside transactions, facts, appends, forgets) is
+tests/integration/test_crash_matrix.py.
 """
 
 from __future__ import annotations
@@ -148,14 +151,17 @@ def test_kill_9_mid_ingest_then_rerun_equals_clean_run(
             session.run("MATCH (n {conversation_id: $cid}) DETACH DELETE n", cid=cid).consume()
         assert _counts(driver, cid) == (0, 0)
 
-        # crash 1: while turn batches land (late, so that the rerun embeds fewer turns)
+        # crash 1: while the batches land (late, so that the rerun embeds fewer turns)
         turns, nxt = _kill_when(driver, _ingest(settings, path), cid, stage=0, at_least=TURNS // 2)
         assert turns % BATCH == 0 and 0 < turns < TURNS, turns
-        assert nxt == 0
-        # crash 2: the rerun embeds and writes only the missing turns, then the timeline
-        turns2, nxt2 = _kill_when(driver, _ingest(settings, path), cid, stage=1, at_least=3 * BATCH)
-        assert turns2 == TURNS
-        assert nxt2 % BATCH == 0 and 0 < nxt2 < TURNS - 1, nxt2
+        assert nxt == turns - 1
+        # crash 2: the rerun embeds and writes only the missing turns; killed once it has
+        # written some of them
+        turns2, nxt2 = _kill_when(
+            driver, _ingest(settings, path), cid, stage=0, at_least=turns + 3 * BATCH
+        )
+        assert turns2 % BATCH == 0 and turns < turns2 < TURNS, turns2
+        assert nxt2 == turns2 - 1
         # third run completes
         _finish(_ingest(settings, path))
         resumed = snapshot(driver, cid)
