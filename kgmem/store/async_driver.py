@@ -13,15 +13,18 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.from_thread
+import anyio.to_thread
 import neo4j
 from neo4j import AsyncGraphDatabase, AsyncManagedTransaction
 
 from kgmem.config import Settings
 from kgmem.store.catalogue import Catalogue, catalogue
 from kgmem.store.driver import Row, Store, StoreTiming, _native, translate_error
+
+T = TypeVar("T")
 
 __all__ = ["AsyncStore", "LoopStore"]
 
@@ -89,6 +92,25 @@ class AsyncStore:
     def _session(self) -> neo4j.AsyncSession:
         return self._driver.session(database=self.database, bookmark_manager=self._bookmarks)
 
+    async def transaction(self, work: Callable[[Any], T]) -> T:
+        """Run the sync ``work`` (in a worker thread) inside ONE managed async write
+        transaction; its statements run on the loop through a thread-side `Transaction` twin.
+        Retried by the driver on transient errors, like `Store.transaction`."""
+
+        async def unit(tx: AsyncManagedTransaction) -> T:
+            twin = _ThreadTransaction(tx, self.queries)
+            return await anyio.to_thread.run_sync(functools.partial(work, twin))
+
+        t0 = time.perf_counter()
+        try:
+            async with self._session() as session:
+                return await session.execute_write(unit)
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as exc:
+            raise translate_error(exc, self.uri, self.user) from exc
+        finally:
+            self.timing.ms += (time.perf_counter() - t0) * 1000.0
+            self.timing.round_trips += 1
+
     async def bookmarks(self) -> list[str]:
         """The bookmarks of everything this store has written or read (see `Store.bookmarks`)."""
         return sorted(await self._bookmarks.get_bookmarks())
@@ -123,6 +145,23 @@ class AsyncStore:
     async def close(self) -> None:
         """Close the driver's connection pool. Safe to call twice."""
         await self._driver.close()
+
+
+class _ThreadTransaction:
+    """`kgmem.store.driver.Transaction` for a worker thread: each statement runs on the loop in
+    the open async transaction."""
+
+    def __init__(self, tx: AsyncManagedTransaction, queries: Any) -> None:
+        self._tx = tx
+        self._queries = queries
+
+    async def _run(self, name: str, params: dict[str, Any]) -> list[Row]:
+        result = await self._tx.run(self._queries[name], params)
+        return [_native(record.data()) async for record in result]
+
+    def run(self, name: str, /, **params: Any) -> list[Row]:
+        rows: list[Row] = anyio.from_thread.run(self._run, name, params)
+        return rows
 
 
 class LoopStore(Store):
@@ -165,6 +204,12 @@ class LoopStore(Store):
 
     def close(self) -> None:  # the async store is closed by its owner, on the loop
         return None
+
+    def transaction(self, work: Callable[[Any], T]) -> T:
+        """`Store.transaction` on the loop: ``work`` runs in a worker thread, its statements in
+        one async write transaction (see `AsyncStore.transaction`)."""
+        out: T = self._on_loop(self.inner.transaction, work)
+        return out
 
     def run_read(self, work: Callable[..., Any]) -> Any:
         raise NotImplementedError("LoopStore runs named statements only (read/write)")
