@@ -22,7 +22,7 @@ from neo4j import AsyncGraphDatabase, AsyncManagedTransaction
 
 from kgmem.config import Settings
 from kgmem.store.catalogue import Catalogue, catalogue
-from kgmem.store.driver import Row, Store, StoreTiming, _native, translate_error
+from kgmem.store.driver import Row, Store, StoreTiming, _native, explained, translate_error
 
 T = TypeVar("T")
 
@@ -140,7 +140,7 @@ class AsyncStore:
         """``EXPLAIN`` statement ``name`` (plans it without running it)."""
         text = self.queries[name]
         async with self._driver.session(database=self.database) as session:
-            await (await session.run(f"EXPLAIN {text}")).consume()
+            await (await session.run(explained(text))).consume()
 
     async def close(self) -> None:
         """Close the driver's connection pool. Safe to call twice."""
