@@ -212,7 +212,7 @@ class Memory:
             fresh.append(
                 NewTurn(
                     speaker=checked.speaker,
-                    text=checked.text,
+                    text=raw["text"],  # stored exactly as given (validated above)
                     observed_at=checked.observed_at,
                     id=str(raw["id"]).strip() if raw.get("id") is not None else None,
                     session=int(raw_session) if raw_session is not None else None,

@@ -12,7 +12,7 @@ It grows one store step by step and measures at each step:
    plus Gaussian noise (``noise`` per component), renormalised: every tenant sits in the same
    semantic region as the others, the hard case for a filter inside a vector index. Nothing is
    embedded or extracted again: the template is read back once (``read/scale_template``) and
-   copied through `kgmem.ingest.writer.GraphWriter` (the ``write/merge_*`` statements, one
+   copied through `kgmem.ingest.writer.BulkWriter` (the ``write/merge_*`` statements, one
    transaction per batch of ``batch_size`` rows).
 3. **One long conversation** (``scale-long``), grown to each length of ``long_lengths``
    (default 1,000, 10,000, 50,000 turns) by concatenating perturbed copies of the dev
@@ -79,7 +79,7 @@ from kgmem.bench.locomo import SCORED_CATEGORIES, git_commit, run_locomo_bench
 from kgmem.bench.metrics import percentile
 from kgmem.errors import ConfigError, StoreError
 from kgmem.ingest.locomo import load_locomo
-from kgmem.ingest.writer import GraphWriter
+from kgmem.ingest.writer import BulkWriter
 from kgmem.models import (
     EntityRecord,
     EventRecord,
@@ -241,7 +241,7 @@ def read_template(store: Store, conversation_id: str) -> Template:
 # --- copies ---------------------------------------------------------------------------------
 @dataclass
 class Copy:
-    """Records of one or more copied pieces, ready for `GraphWriter` (written in this order)."""
+    """Records of one or more copied pieces, ready for `BulkWriter` (written in this order)."""
 
     sessions: list[SessionRecord] = field(default_factory=list)
     turns: list[TurnRecord] = field(default_factory=list)
@@ -258,7 +258,7 @@ class Copy:
         for name in self.__dataclass_fields__:
             getattr(self, name).extend(getattr(other, name))
 
-    def write(self, writer: GraphWriter) -> None:
+    def write(self, writer: BulkWriter) -> None:
         """Write everything through the batched ``write/merge_*`` statements."""
         writer.sessions(self.sessions)
         if self.turns:
@@ -615,7 +615,7 @@ class _Bench:
         self.templates: list[Template] = []
         self.vectors: dict[str, Vectors] = {}
         self.engine = memory.engine()
-        self.writer = GraphWriter(self.store, batch_size=config.batch_size)
+        self.writer = BulkWriter(self.store, batch_size=config.batch_size)
         self.row = default_row(memory.settings, "linked", "both")
         self.dev_bm25: list[QuestionRecord] = []
 

@@ -24,6 +24,7 @@ from kgmem.store import Store, Transaction
 from kgmem.store.tenant import tenant_token
 
 __all__ = [
+    "BulkWriter",
     "GraphWriter",
     "WriteUnit",
     "entity_rows",
@@ -208,3 +209,48 @@ class GraphWriter:
 
         if unit:
             self.store.transaction(work)
+
+
+class BulkWriter:
+    """Batched writes of prepared records, one statement per batch of ``batch_size`` rows and no
+    conversation lock: for bulk loads that own their conversations outright (the scale
+    benchmark's synthetic tenants, test fixtures). The product's write path is `GraphWriter`:
+    use this only where no other writer touches the same conversations.
+
+    Every method returns the number of rows written; embeddings are ``(n, dim)`` float32.
+    """
+
+    def __init__(self, store: Store, *, batch_size: int = 500) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.store = store
+        self.batch_size = batch_size
+
+    def _rows(self, name: str, rows: Sequence[Row]) -> int:
+        if not rows:
+            return 0
+        return self.store.write_batches(name, rows, batch_size=self.batch_size)
+
+    def sessions(self, sessions: Iterable[SessionRecord]) -> int:
+        return self._rows("write/merge_sessions", session_rows(sessions))
+
+    def turns(self, turns: Sequence[TurnRecord], embeddings: Vectors) -> int:
+        return self._rows("write/merge_turns", turn_rows(turns, embeddings))
+
+    def timeline(self, ordered_ids: Sequence[str]) -> int:
+        return self._rows("write/merge_next", next_rows(ordered_ids))
+
+    def entities(self, entities: Iterable[EntityRecord]) -> int:
+        return self._rows("write/merge_entities", entity_rows(entities))
+
+    def facts(self, facts: Sequence[FactRecord], embeddings: Vectors) -> int:
+        return self._rows("write/merge_facts", fact_rows(facts, embeddings))
+
+    def mentions(self, mentions: Iterable[tuple[str, str]]) -> int:
+        return self._rows("write/merge_mentions", mention_rows(mentions))
+
+    def supersedes(self, pairs: Iterable[tuple[str, str]]) -> int:
+        return self._rows("write/merge_supersedes", supersede_rows(pairs))
+
+    def events(self, events: Iterable[EventRecord]) -> int:
+        return self._rows("write/merge_events", event_rows(events))

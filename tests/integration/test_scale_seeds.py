@@ -29,7 +29,7 @@ import pytest
 from kgmem import Memory
 from kgmem.bench.scale import copy_piece, read_template
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.writer import GraphWriter
+from kgmem.ingest.writer import BulkWriter
 from kgmem.models import (
     EntityRecord,
     EventRecord,
@@ -120,7 +120,7 @@ def loaded(memory: Memory) -> Iterator[Loaded]:
             )
             turn_vectors.append(_unit(query + rng.normal(0, spread, dim)))
             fact_vectors.append(_unit(query + rng.normal(0, spread, dim)))
-    writer = GraphWriter(memory.store, batch_size=500)
+    writer = BulkWriter(memory.store, batch_size=500)
     writer.sessions(sessions)
     writer.turns(turns, np.stack(turn_vectors))
     writer.facts(facts, np.stack(fact_vectors))
@@ -252,7 +252,7 @@ def small_conversation(memory: Memory, loaded: Loaded) -> Iterator[str]:
             [(0, "Berlin", "Ana lives in Berlin"), (3, lisbon, "Ana moved to Lisbon")]
         )
     ]
-    writer = GraphWriter(memory.store, batch_size=500)
+    writer = BulkWriter(memory.store, batch_size=500)
     writer.sessions(
         [SessionRecord(conversation_id=cid, session=s, started_at=turns[3 * s - 3].observed_at)
          for s in (1, 2)]
@@ -290,7 +290,7 @@ def test_a_benchmark_copy_is_faithful(memory: Memory, small_conversation: str) -
         noise=0.02,
     )
     try:
-        piece.write(GraphWriter(memory.store, batch_size=2))
+        piece.write(BulkWriter(memory.store, batch_size=2))
         assert memory.counts(clone) == memory.counts(small_conversation)
         again = read_template(memory.store, clone)
         for name in ("mentions", "supersedes", "events", "sessions", "facts"):
