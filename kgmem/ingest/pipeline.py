@@ -533,7 +533,7 @@ def _plan_units(
     todo_facts: Mapping[str, Any],
     entities: Sequence[EntityRecord],
     mentions: Sequence[tuple[str, str]],
-    pairs: Sequence[tuple[str, ...]],
+    pairs: Sequence[tuple[str, str] | tuple[str, str, str, float]],
     events: Sequence[EventRecord],
     batch_size: int,
 ) -> list[WriteUnit]:

@@ -30,7 +30,13 @@ from kgmem.ingest.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
 from kgmem.models import Hit, TimeInterval
 from kgmem.retrieve.score import Candidate
 
-__all__ = ["CURRENT_BONUS", "order_hits", "relevant_rows", "resolve_current", "resolve_state"]
+__all__ = [
+    "CURRENT_BONUS",
+    "order_hits",
+    "relevant_rows",
+    "resolve_current",
+    "resolve_state",
+]
 
 #: score added to turns of the chosen value / subtracted from turns of the other values
 #: (larger than the adjacency and time terms, smaller than a cosine gap that signals topic)
@@ -131,7 +137,8 @@ def resolve_state(
 
     Args:
         rows: keyed fact rows (the ``keyed`` part of ``read/linked_read``): fact_id, key,
-            serial, valid_from, text, object, modality, cites; already restricted to what was visible when the question was asked.
+            serial, valid_from, text, object, modality, cites; already restricted to what was
+            visible when the question was asked.
         pool: the candidate turns; only turns already in the pool are re-scored.
         mode: ``current`` (latest value) or ``past`` (see module docstring).
         window: the time the question names (past questions).
