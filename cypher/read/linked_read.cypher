@@ -2,7 +2,7 @@
 // every index: seeds -> bounded expansion -> the best citing fact of every candidate -> the
 // keyed facts that current-value resolution needs. A generator with k = 0 (or no input)
 // contributes nothing. Cosines are raw, in [-1, 1] (vector index scores and
-// vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of five lists:
+// vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of five lists and a version:
 //   seeds     one map per (generator, turn): the turn, its cosine, and what it matched
 //     dense_turns  top-$k_turns turns, vector index filtered by tenant inside the index
 //     dense_facts  top-$k_facts facts (of fact sources $sources, null = all) the same way,
@@ -18,7 +18,13 @@
 //   keyed     for current-value questions: facts on a supersession key about $current_entity_ids
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
+//   context_version  the Conversation node's write version (null if it has none): the caller
+//             compares it with the version of the planner context it used (one round trip
+//             when nothing changed; see Engine._context)
 // $as_of (a datetime or null): turns observed after it are invisible to every part.
+// Returned datetimes (observed_at, event_time, event_end, valid_from) are ISO 8601 strings
+// (stored values are UTC): the Python driver hydrates a DateTime in ~0.1 ms, which made
+// hydration the largest single cost of this statement (measured: notes of issue 15).
 // :param conversation_id => 'conv-26'
 // :param embedding => [0.1, ...]
 // :param sources => null
@@ -184,7 +190,8 @@ CALL () {
   WITH f, collect(t) AS cited
   WHERE size(cited) > 0
   ORDER BY f.key, f.serial
-  RETURN collect({fact_id: f.id, key: f.key, serial: f.serial, valid_from: f.valid_from,
+  RETURN collect({fact_id: f.id, key: f.key, serial: f.serial,
+                  valid_from: toString(f.valid_from),
                   text: f.text, cites: [c IN cited | c.id]}) AS keyed,
          reduce(acc = [], c IN collect(cited) | acc + c) AS keyed_turns
 }
@@ -198,21 +205,23 @@ CALL (every) {
   WHERE $sources IS NULL OR f.source IN $sources
   WITH t, f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine
   ORDER BY fact_cosine DESC, f.id ASC
-  WITH t, collect({fact_id: f.id, fact_cosine: fact_cosine, event_time: f.event_time,
-                   event_end: f.event_end, event_granularity: f.event_granularity,
+  WITH t, collect({fact_id: f.id, fact_cosine: fact_cosine, event_time: toString(f.event_time),
+                   event_end: toString(f.event_end), event_granularity: f.event_granularity,
                    event_phrase: f.event_phrase})[0] AS best
   RETURN collect(best {.*, turn_id: t.id}) AS citing
 }
 WITH rows, expanded, keyed, citing,
-     [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index, .observed_at,
+     [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index,
+      observed_at: toString(t.observed_at),
       cosine: 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0}] AS turns
 RETURN
   [r IN rows | {generator: r.generator, turn_id: r.t.id, text: r.t.text, speaker: r.t.speaker,
-                session: r.t.session, index: r.t.index, observed_at: r.t.observed_at,
+                session: r.t.session, index: r.t.index, observed_at: toString(r.t.observed_at),
                 cosine: r.cosine, fact_id: r.f.id, fact_cosine: r.fact_cosine,
-                event_time: r.f.event_time, bm25: r.bm25, via: r.via}] AS seeds,
+                event_time: toString(r.f.event_time), bm25: r.bm25, via: r.via}] AS seeds,
   [x IN expanded | {generator: x.generator, turn_id: x.t.id, text: x.t.text,
                     speaker: x.t.speaker, session: x.t.session, index: x.t.index,
-                    observed_at: x.t.observed_at, cosine: x.cosine,
+                    observed_at: toString(x.t.observed_at), cosine: x.cosine,
                     event_id: x.event_id}] AS expanded,
-  citing, keyed, turns
+  citing, keyed, turns,
+  head(COLLECT { MATCH (c:Conversation {id: $conversation_id}) RETURN c.version }) AS context_version

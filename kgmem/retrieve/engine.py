@@ -197,9 +197,11 @@ class SearchEngine:
     def _context(self, conversation_id: str) -> ConversationContext:
         """Speakers, entity index and latest timestamp of a conversation.
 
-        Always one round trip (``read/conversation_context``) that compares the cached copy's
-        version with the Conversation node's, so the cache stays correct when another process
-        writes to the same conversation; the context itself is only re-read when it changed.
+        One round trip (``read/conversation_context``). `search` calls it only without a
+        cached copy, or when ``read/linked_read`` (which returns the Conversation node's write
+        version in the same round trip) shows that the cached copy is stale, so the cache stays
+        correct when another process writes to the same conversation and a search with a fresh
+        cache is one round trip.
 
         Raises:
             ConversationNotFound: the conversation holds no turns.
@@ -229,6 +231,39 @@ class SearchEngine:
         if row["version"] is not None:  # unversioned (pre-2026 data): never cached
             self.contexts[conversation_id] = context
         return context
+
+    def _plan_and_read(
+        self,
+        query: str,
+        params: dict[str, Any],
+        cfg: EngineConfig,
+        context: ConversationContext,
+        as_of: datetime | None,
+    ) -> tuple[QueryPlan, list[str], gen.LinkedPools]:
+        """Plan ``query`` against ``context`` and run the plan's one `linked_read` round trip."""
+        qplan = self.planner.plan(
+            query, entities=context.entities, reference=as_of or context.latest
+        )
+        # the plan is what runs: a generator switched off has budget 0 (shown by --explain)
+        qplan = qplan.model_copy(
+            update={
+                "budgets": {
+                    name: (budget if name in cfg.generators else 0)
+                    for name, budget in qplan.budgets.items()
+                }
+            }
+        )
+        current_ids = [e.id for e in qplan.entities] if "current_value" in qplan.operators else []
+        pools = gen.linked_read(
+            self.store,
+            params,
+            qplan,
+            cfg,
+            speakers=context.speakers,
+            current_entity_ids=current_ids,
+            as_of=as_of,
+        )
+        return qplan, current_ids, pools
 
     def _rrf(
         self, params: dict[str, Any], query: str, k: int, cfg: EngineConfig
@@ -348,31 +383,15 @@ class SearchEngine:
             qplan = plan(query)
             hits, n_candidates = self._rrf(params, query, k, cfg)
         else:
-            context = self._context(conversation_id)
-            qplan = self.planner.plan(
-                query, entities=context.entities, reference=as_of or context.latest
-            )
-            # the plan is what runs: a generator switched off has budget 0 (shown by --explain)
-            qplan = qplan.model_copy(
-                update={
-                    "budgets": {
-                        name: (budget if name in cfg.generators else 0)
-                        for name, budget in qplan.budgets.items()
-                    }
-                }
-            )
-            current_ids = (
-                [e.id for e in qplan.entities] if "current_value" in qplan.operators else []
-            )
-            pools = gen.linked_read(
-                self.store,
-                params,
-                qplan,
-                cfg,
-                speakers=context.speakers,
-                current_entity_ids=current_ids,
-                as_of=as_of,
-            )
+            cached = self.contexts.get(conversation_id)
+            context = cached if cached is not None else self._context(conversation_id)
+            qplan, current_ids, pools = self._plan_and_read(query, params, cfg, context, as_of)
+            if cached is not None and pools.context_version != cached.version:
+                # another writer changed the conversation since the context was cached: the
+                # plan may miss its new entities, so re-read the context and run again
+                self.contexts.pop(conversation_id, None)
+                context = self._context(conversation_id)
+                qplan, current_ids, pools = self._plan_and_read(query, params, cfg, context, as_of)
             merged = merge_candidates([*pools.seeds.values(), pools.expanded])
             if cfg.weights.fact != 0:
                 pools.attach_fact_scores(merged)

@@ -76,6 +76,10 @@ class LinkedPools:
         expanded: turns reached by bounded expansion (``events`` / ``timeline``), never seeds.
         keyed: current-value input rows (``fact_id, key, serial, valid_from, text, cites``).
         keyed_turns: turn id → candidate for every turn a keyed fact cites.
+        citing: turn id → its best citing fact (``fact_id, fact_cosine, event_time, ...``).
+        context_version: the conversation's write version when the read ran (None for data
+            written before versions existed); the engine re-plans when it differs from the
+            version of the planner context it used.
     """
 
     seeds: dict[str, list[Candidate]] = field(default_factory=dict)
@@ -83,6 +87,7 @@ class LinkedPools:
     keyed: list[dict[str, Any]] = field(default_factory=list)
     keyed_turns: dict[str, Candidate] = field(default_factory=dict)
     citing: dict[str, dict[str, Any]] = field(default_factory=dict)
+    context_version: str | None = None
 
     def attach_fact_scores(self, pool: Sequence[Candidate]) -> None:
         """Give every candidate its best citing fact (max cos(fact, q)) and its event time."""
@@ -104,6 +109,27 @@ class LinkedPools:
                         "phrase": row.get("event_phrase"),
                     },
                 )
+
+
+_DATETIME_FIELDS = {
+    "seeds": ("observed_at", "event_time"),
+    "expanded": ("observed_at",),
+    "citing": ("event_time", "event_end"),
+    "keyed": ("valid_from",),
+    "turns": ("observed_at",),
+}
+
+
+def _parse_datetimes(row: dict[str, Any]) -> None:
+    """Turn the ISO 8601 strings ``read/linked_read`` returns for datetimes back into aware
+    datetimes, in place (the statement returns strings because the driver's DateTime
+    hydration cost more than the rest of the client side; stored values are UTC)."""
+    for part, fields in _DATETIME_FIELDS.items():
+        for item in row[part]:
+            for name in fields:
+                value = item.get(name)
+                if isinstance(value, str):
+                    item[name] = datetime.fromisoformat(value)
 
 
 def linked_read(
@@ -170,6 +196,7 @@ def linked_read(
         as_of=as_of,
         **params,
     )[0]
+    _parse_datetimes(row)
     out = LinkedPools()
     seeds = row["seeds"]
     best_bm25 = max([float(r["bm25"]) for r in seeds if r["bm25"] is not None] or [1.0]) or 1.0
@@ -195,6 +222,7 @@ def linked_read(
     out.keyed = list(row["keyed"])
     out.keyed_turns = {r["turn_id"]: candidate(r, "current_value") for r in row["turns"]}
     out.citing = {r["turn_id"]: r for r in row["citing"]}
+    out.context_version = row["context_version"]
     return out
 
 

@@ -65,3 +65,12 @@ def test_context_cache_follows_writes_of_another_process(settings: Settings, cid
         again = one.search("When is the trip to Zanzibar?", cid, k=3)
         surfaces = {e["surface"].casefold() for e in again.plan["entities"]}
         assert "zanzibar" in surfaces, again.plan
+
+
+def test_search_with_a_fresh_context_cache_is_one_round_trip(settings: Settings, cid: str) -> None:
+    with Memory.from_settings(settings) as memory:
+        memory.add_turns(cid, [_turn("We are flying to Zanzibar next month.")])
+        memory.search("When is the trip?", cid, k=3)  # fills the context cache
+        before = memory.store.timing.round_trips
+        memory.search("When is the trip to Zanzibar?", cid, k=3)
+        assert memory.store.timing.round_trips - before == 1
