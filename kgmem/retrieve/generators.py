@@ -129,7 +129,8 @@ def _parse_datetimes(row: dict[str, Any]) -> None:
             for name in fields:
                 value = item.get(name)
                 if isinstance(value, str):
-                    item[name] = datetime.fromisoformat(value)
+                    # a value stored with a zone id prints as '...Z[UTC]': the offset is kept
+                    item[name] = datetime.fromisoformat(value.partition("[")[0])
 
 
 def linked_read(
