@@ -25,8 +25,8 @@ import anyio.to_thread
 
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.errors import NotSupported
 from kgmem.embed import Embedder
+from kgmem.errors import NotSupported
 from kgmem.ingest.pipeline import IngestReport
 from kgmem.models import ConversationRecord
 from kgmem.retrieve.engine import EngineConfig, SearchResult

@@ -274,7 +274,7 @@ def build_server(
         ValueError: ``k`` < 1, an empty ``conversation_id`` or ``default_speaker``.
         MalformedInput: a ``:`` in ``conversation_id``.
     """
-    from kgmem.ingest.locomo import check_conversation_id
+    from kgmem.turns import check_conversation_id
 
     if k < 1:
         raise ValueError("k must be >= 1")

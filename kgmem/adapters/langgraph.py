@@ -72,7 +72,7 @@ OVERFETCH = 3
 
 def conversation_of(namespace: tuple[str, ...]) -> str:
     """``("memories", "ana")`` → ``"memories.ana"``. Raises `MalformedInput` on ``:``."""
-    from kgmem.ingest.locomo import check_conversation_id
+    from kgmem.turns import check_conversation_id
 
     conversation_id = ".".join(namespace)
     check_conversation_id(conversation_id, file="<langgraph namespace>")

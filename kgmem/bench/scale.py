@@ -204,11 +204,13 @@ class Template:
 
     @property
     def started(self) -> datetime:
-        return min(t["observed_at"] for t in self.turns)
+        first: datetime = min(t["observed_at"] for t in self.turns)
+        return first
 
     @property
     def ended(self) -> datetime:
-        return max(t["observed_at"] for t in self.turns)
+        last: datetime = max(t["observed_at"] for t in self.turns)
+        return last
 
 
 def read_template(store: Store, conversation_id: str) -> Template:
@@ -866,6 +868,7 @@ def run_scale_bench(
     # 1. the dev conversations as themselves, and the single-tenant LoCoMo run
     bench.tick("dev baseline", 0, 1)
     single = bench.locomo() if config.locomo != "off" else None
+    ingest: dict[str, dict[str, Any]]
     if single is None:
         t0 = time.perf_counter()
         ingest = {r.conversation_id: memory.add_conversation(r).as_dict() for r in bench.records}

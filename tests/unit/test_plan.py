@@ -30,7 +30,7 @@ INDEX = EntityIndex(
     ]
 )
 
-S, E, T, C, M, A, I = (  # operator initials keep the table readable
+S, E, T, C, M, A, I = (  # operator initials keep the table readable  # noqa: E741
     "semantic", "entity", "temporal", "current_value", "multi_hop", "aggregate", "inference"
 )  # fmt: skip
 
