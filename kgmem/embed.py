@@ -50,7 +50,9 @@ class Embedder:
             Stored text is never truncated.
     """
 
-    def __init__(self, name: str = DEFAULT_EMBEDDER, *, batch_size: int = 64, max_chars: int = 4000) -> None:
+    def __init__(
+        self, name: str = DEFAULT_EMBEDDER, *, batch_size: int = 64, max_chars: int = 4000
+    ) -> None:
         self.name = name
         self.batch_size = batch_size
         self.max_chars = max_chars
@@ -83,7 +85,10 @@ class Embedder:
     @property
     def dimension(self) -> int:
         """Output dimension (384 for all-MiniLM-L6-v2)."""
-        getter = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        getter = (
+            getattr(self.model, "get_embedding_dimension", None)
+            or self.model.get_sentence_embedding_dimension
+        )
         dim = getter()
         if dim is None:  # pragma: no cover - every ST model we support reports it
             raise ModelUnavailable(f"model {self.name!r} does not report its dimension")

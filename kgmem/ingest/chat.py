@@ -58,7 +58,9 @@ def load_chat(path: str | Path) -> list[ConversationRecord]:
             try:
                 objects.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise MalformedInput(f"line {number} is not valid JSON: {exc.msg}", file=file) from exc
+                raise MalformedInput(
+                    f"line {number} is not valid JSON: {exc.msg}", file=file
+                ) from exc
     if not objects:
         raise MalformedInput("no conversations in file", file=file)
     records = [parse_chat_conversation(obj, file=file) for obj in objects]
@@ -85,25 +87,39 @@ def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> Conversation
     speakers: list[str] = []
     for position, raw in enumerate(raw_sessions):
         if not isinstance(raw, dict):
-            raise MalformedInput(f"session #{position} is not an object", file=file, conversation_id=cid)
+            raise MalformedInput(
+                f"session #{position} is not an object", file=file, conversation_id=cid
+            )
         number = raw.get("session", position + 1)
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise MalformedInput(f"session #{position}: 'session' must be a non-negative integer", file=file, conversation_id=cid)
+            raise MalformedInput(
+                f"session #{position}: 'session' must be a non-negative integer",
+                file=file,
+                conversation_id=cid,
+            )
         stamp = raw.get("started_at")
         if not isinstance(stamp, str):
-            raise DateParseError(f"session {number} has no 'started_at'", file=file, conversation_id=cid)
+            raise DateParseError(
+                f"session {number} has no 'started_at'", file=file, conversation_id=cid
+            )
         try:
             started = parse_session_datetime(stamp)
         except DateParseError as exc:
-            raise DateParseError(f"session {number}: {exc.reason}", file=file, conversation_id=cid) from exc
+            raise DateParseError(
+                f"session {number}: {exc.reason}", file=file, conversation_id=cid
+            ) from exc
         sessions.append(SessionRecord(conversation_id=cid, session=number, started_at=started))
         items = raw.get("turns")
         if not isinstance(items, list):
-            raise MalformedInput(f"session {number} has no 'turns' list", file=file, conversation_id=cid)
+            raise MalformedInput(
+                f"session {number} has no 'turns' list", file=file, conversation_id=cid
+            )
         for n, item in enumerate(items, start=1):
             where = f"S{number}:{n}"
             if not isinstance(item, dict):
-                raise MalformedInput("turn is not an object", file=file, conversation_id=cid, turn=where)
+                raise MalformedInput(
+                    "turn is not an object", file=file, conversation_id=cid, turn=where
+                )
             turn = make_turn(
                 cid,
                 item.get("id", where),

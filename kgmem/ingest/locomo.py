@@ -136,11 +136,16 @@ def load_locomo(
     return records
 
 
-def _require(obj: Any, key: str, kind: type, *, file: str, cid: str, turn: str | None = None) -> Any:
+def _require(
+    obj: Any, key: str, kind: type, *, file: str, cid: str, turn: str | None = None
+) -> Any:
     value = obj.get(key) if isinstance(obj, dict) else None
     if not isinstance(value, kind) or isinstance(value, bool):
         raise MalformedInput(
-            f"field {key!r} missing or not {kind.__name__}", file=file, conversation_id=cid, turn=turn
+            f"field {key!r} missing or not {kind.__name__}",
+            file=file,
+            conversation_id=cid,
+            turn=turn,
         )
     return value
 
@@ -273,7 +278,9 @@ def _questions(qa: Any, cid: str, valid: set[str], *, file: str) -> list[Questio
                 conversation_id=cid,
                 question=item["question"],
                 answer="" if answer is None else str(answer),
-                category=int(category) if isinstance(category, int | str) and str(category).isdigit() else 0,
+                category=int(category)
+                if isinstance(category, int | str) and str(category).isdigit()
+                else 0,
                 evidence=tuple(f"{cid}:{g}" for g in gold),
                 unresolved_evidence=tuple(unresolved),
             )

@@ -20,4 +20,6 @@ def test_cli_reference_is_current() -> None:
         check=True,
         timeout=120,
     ).stdout
-    assert DOC.read_text(encoding="utf-8") == fresh, "run: python -m kgmem.cli.reference > docs/cli.md"
+    assert DOC.read_text(encoding="utf-8") == fresh, (
+        "run: python -m kgmem.cli.reference > docs/cli.md"
+    )
