@@ -309,6 +309,7 @@ class Memory:
         k: int = 10,
         *,
         config: EngineConfig | None = None,
+        as_of: datetime | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
@@ -317,12 +318,16 @@ class Memory:
             conversation_id: the conversation to search (others are never read).
             k: number of hits.
             config: retrieval configuration (default: the shipped best dev configuration).
+            as_of: the moment the question is asked (timezone-aware datetime; naive = UTC):
+                turns observed after it are invisible, relative dates in the question resolve
+                against it and "current" means current then. None = now.
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
-            terms, trace), the plan, candidates examined and timings in ms.
+            terms, trace), the plan, candidates examined, timings in ms, current/past value
+            decisions and the answerability signal (``answerable``, ``unsupported``).
         """
-        return self.engine(config).search(query, conversation_id, k)
+        return self.engine(config).search(query, conversation_id, k, as_of=as_of)
 
     def chain(self, question: str, conversation_id: str) -> ChainResult:
         """Answer a chain question ("the country of citizenship of the spouse of X") by following

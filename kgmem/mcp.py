@@ -98,15 +98,15 @@ class SearchOutput(BaseModel):
     """``search_memory``'s answer: turns best first.
 
     Attributes:
-        answerable: whether memory supports an answer at all, when the read path says so
-            (`SearchResult.answerable`); None where the read path gives no such signal.
-        unsupported: the parts of the question nothing supports, when the read path says so.
+        answerable: False when nothing in memory supports the question for the person it
+            names (say so instead of answering from the turns).
+        unsupported: the question's key terms nothing about that person carries.
     """
 
     conversation_id: str
     query: str
     hits: list[TurnOut]
-    answerable: bool | None = None
+    answerable: bool = True
     unsupported: list[str] = Field(default_factory=list)
     note: str = _CITE
 
@@ -319,7 +319,8 @@ def build_server(
     @server.tool()
     async def search_memory(query: str) -> SearchOutput:
         """Search the conversation's memory: the turns that bear on `query`, best first, each
-        with its turn_id, date, speaker and text."""
+        with its turn_id, date, speaker and text, and whether memory supports the question
+        at all (`answerable`; when false, answer "not in memory")."""
         try:
             result = await mem.call("search", query, conversation_id, k)
         except ConversationNotFound:  # nothing remembered yet: an empty answer, not an error
@@ -341,15 +342,16 @@ def build_server(
             )
             for h in result.hits
         ]
-        # hook for the read path's answerability signal (SearchResult.answerable, when present)
-        answerable = getattr(result, "answerable", None)
-        unsupported = getattr(result, "unsupported", None) or []
         return SearchOutput(
             conversation_id=conversation_id,
             query=query,
             hits=hits,
-            answerable=answerable if isinstance(answerable, bool) else None,
-            unsupported=[str(part) for part in unsupported],
+            answerable=result.answerable,
+            unsupported=result.unsupported,
+            note=_CITE
+            if result.answerable
+            else "Memory does not support this question for the person it names; say it is "
+            "not in memory. " + _CITE,
         )
 
     @server.tool()

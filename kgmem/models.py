@@ -21,14 +21,18 @@ __all__ = [
     "FactSource",
     "Granularity",
     "Hit",
+    "Modality",
     "QuestionRecord",
     "SessionRecord",
     "TimeInterval",
     "TurnRecord",
 ]
 
-EntityType = Literal["person", "place", "organization", "work", "date", "other"]
+EntityType = Literal["person", "place", "organization", "work", "date", "concept", "other"]
 FactSource = Literal["extracted", "annotation", "llm", "manual"]
+Modality = Literal["asserted", "negated", "hypothetical", "planned", "question", "reported"]
+"""How a fact's clause holds its content (see `kgmem.ingest.modality`). Only ``asserted`` and
+``negated`` facts take part in current values."""
 Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
 
 
@@ -113,6 +117,11 @@ class FactRecord(_Record):
         serial: arrival order within the conversation (higher = newer).
         confidence: extractor confidence in [0, 1].
         source: ``extracted`` | ``annotation`` | ``llm`` | ``manual``.
+        modality: ``asserted`` (default), ``negated``, ``hypothetical``, ``planned``,
+            ``question`` or ``reported``; see `kgmem.ingest.modality`.
+        informant: for ``reported`` facts, who the content came from (entity id or name:
+            "Pia" in "Pia told me she can't stand jazz"); the subject is who it is about.
+        reporter: for ``reported`` facts, the speaker who passed it on.
     """
 
     id: str
@@ -131,6 +140,9 @@ class FactRecord(_Record):
     serial: int = 0
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     session: int | None = None
+    modality: Modality = "asserted"
+    informant: str | None = None
+    reporter: str | None = None
 
 
 class EventRecord(_Record):

@@ -71,7 +71,8 @@ class ReaderAnswer(BaseModel):
         question, conversation_id: what was asked, of which conversation.
         answer: the model's answer (citations kept inline), or `ABSTENTION`.
         abstained: True when the answer is `ABSTENTION`.
-        reason: why it abstained: ``no turns retrieved``, ``model abstained``,
+        reason: why it abstained: ``no turns retrieved``, ``not supported by memory: …``
+            (`SearchResult.answerable` was False; no model call), ``model abstained``,
             ``no valid citation``; None when it answered.
         citations: valid cited turn ids, in order of first citation.
         invalid_citations: bracketed tokens that named no given turn (dropped).
@@ -299,10 +300,23 @@ class Reader:
 def ask(
     memory: Memory, reader: Reader, question: str, conversation_id: str, k: int = 10
 ) -> ReaderAnswer:
-    """Search ``conversation_id`` for ``question`` and answer from the top ``k`` turns.
+    """Search ``conversation_id`` for ``question`` and answer from the top ``k`` turns; abstain
+    without calling the model when the search finds the question unanswerable
+    (`kgmem.retrieve.engine.SearchResult.answerable`).
 
     Raises:
         ReaderError: the endpoint failed (see `Reader.complete`).
     """
     result = memory.search(question, conversation_id, k)
+    if not result.answerable:  # nothing in memory supports it for the person it names
+        detail = result.answerability.get("reason", "")
+        return ReaderAnswer(
+            question=question,
+            conversation_id=conversation_id,
+            answer=ABSTENTION,
+            abstained=True,
+            reason=f"not supported by memory: {detail}".rstrip(": "),
+            turn_ids=[hit.turn_id for hit in result.hits],
+            model=reader.model,
+        )
     return reader.answer(question, result.hits, conversation_id)

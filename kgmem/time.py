@@ -88,9 +88,7 @@ MONTH_ABBREVIATIONS.pop("_")
 #: full weekday name -> 0 (Monday) .. 6 (Sunday), as ``datetime.weekday()``
 WEEKDAYS: dict[str, int] = _index("monday|tuesday|wednesday|thursday|friday|saturday|sunday", 0)
 #: weekday abbreviation -> 0 .. 6
-WEEKDAY_ABBREVIATIONS: dict[str, int] = _index(
-    "mon|tue tues|wed|thu thur thurs|fri|sat|sun", 0
-)
+WEEKDAY_ABBREVIATIONS: dict[str, int] = _index("mon|tue tues|wed|thu thur thurs|fri|sat|sun", 0)
 #: number word -> value ("a"/"an" count one: "a week ago")
 NUMBERS: dict[str, int] = _index(
     "one a an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"

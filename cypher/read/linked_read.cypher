@@ -15,7 +15,8 @@
 //   expanded  <= $k_events turns sharing an Event with the best 10 seed facts and <= $k_timeline
 //             NEXT neighbours of the best 3 seed turns (best = cosine + $w_fact * fact cosine)
 //   citing    per candidate turn, its best citing fact (max cosine to the question)
-//   keyed     for current-value questions: facts on a supersession key about $current_entity_ids
+//   keyed     for current/past-value questions: facts on a supersession key about
+//             $current_entity_ids (with object and modality; none valid only after $as_of)
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
 //   context_version  the Conversation node's write version (null if it has none): the caller
@@ -183,6 +184,7 @@ WITH rows, by_events + [x IN by_timeline WHERE NOT x.t IN [y IN by_events | y.t]
 CALL () {
   MATCH (f:Fact {conversation_id: $conversation_id})
   WHERE size($current_entity_ids) > 0 AND f.key IS NOT NULL
+    AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
     AND (f.subject IN $current_entity_ids OR EXISTS {
           MATCH (f)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE e.id IN $current_entity_ids })
   OPTIONAL MATCH (f)-[:CITES]->(t:Turn)
@@ -191,8 +193,8 @@ CALL () {
   WHERE size(cited) > 0
   ORDER BY f.key, f.serial
   RETURN collect({fact_id: f.id, key: f.key, serial: f.serial,
-                  valid_from: toString(f.valid_from),
-                  text: f.text, cites: [c IN cited | c.id]}) AS keyed,
+                  valid_from: toString(f.valid_from), text: f.text, object: f.object,
+                  modality: coalesce(f.modality, 'asserted'), cites: [c IN cited | c.id]}) AS keyed,
          reduce(acc = [], c IN collect(cited) | acc + c) AS keyed_turns
 }
 // --- the best citing fact of every candidate turn ------------------------------------------

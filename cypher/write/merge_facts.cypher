@@ -2,7 +2,8 @@
 // valid_to is owned by write/merge_supersedes and never set here.
 // $rows: [{id, conversation_id, tk, subject, relation, object, text, source, event_time, event_end,
 //          event_granularity, event_phrase, valid_from, key, serial, confidence, session,
-//          embedding, cites: [turn id], about: [{entity_id, role}]}]
+//          modality, informant, reporter, embedding, cites: [turn id],
+//          about: [{entity_id, role}]}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node (found by tests/integration/test_isolation.py).
@@ -23,7 +24,10 @@ SET f.tk = row.tk,
     f.key = row.key,
     f.serial = row.serial,
     f.confidence = row.confidence,
-    f.session = row.session
+    f.session = row.session,
+    f.modality = coalesce(row.modality, 'asserted'),
+    f.informant = row.informant,
+    f.reporter = row.reporter
 WITH f, row
 CALL db.create.setNodeVectorProperty(f, 'embedding', row.embedding)
 WITH f, row

@@ -1,8 +1,12 @@
-// (newer)-[:SUPERSEDES]->(older) on the same supersession key. The older fact is kept, with
-// valid_to = the newer fact's valid_from (or unchanged if the newer has none). Never deletes.
-// $rows: [{newer, older}]
+// (newer)-[:SUPERSEDES {cue, confidence}]->(older) on the same supersession key. The older
+// fact is kept, with valid_to = the newer fact's valid_from (or unchanged if the newer has none).
+// cue: the change cue that fired ("switched", "no longer", "later value"); confidence in [0, 1].
+// Never deletes.
+// $rows: [{newer, older, cue, confidence}]
 UNWIND $rows AS row
 MATCH (n:Fact {id: row.newer}), (o:Fact {id: row.older})
 WHERE n.conversation_id = o.conversation_id  // never across tenants
-MERGE (n)-[:SUPERSEDES]->(o)
-SET o.valid_to = coalesce(n.valid_from, o.valid_to)
+MERGE (n)-[s:SUPERSEDES]->(o)
+SET o.valid_to = coalesce(n.valid_from, o.valid_to),
+    s.cue = coalesce(row.cue, s.cue),
+    s.confidence = coalesce(row.confidence, s.confidence)

@@ -200,7 +200,9 @@ def _print_cv(cv: dict[str, Any]) -> None:
         table.add_column(col)
     for fold in cv["folds"]:
         table.add_row(
-            fold["held_out"], fold["chosen"], f"{100 * fold['train']:.1f}",
+            fold["held_out"],
+            fold["chosen"],
+            f"{100 * fold['train']:.1f}",
             f"{100 * fold['test']:.1f}",
         )
     console.print(table)
@@ -244,3 +246,53 @@ def bench_mab(ctx: click.Context, file: Path, json_path: Path | None, quiet: boo
         f"latency per question p50 {report['latency_ms']['p50']:.1f} ms, p95 "
         f"{report['latency_ms']['p95']:.1f} ms; unanswered: {report['unanswered']}"
     )
+
+
+@bench.command("cases")
+@click.argument("file", type=_FILE)
+@_report_options
+@click.pass_context
+def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: bool) -> None:
+    """Run a cases FILE (schema cases/1) exactly as its `about` says: pass/fail per query and
+    per constraint, with totals; `procedure` cases are skipped. Conversations with the cases'
+    ids are replaced. Exit status 1 when a check fails."""
+    from kgmem.bench.cases import load_cases, run_cases
+    from kgmem.errors import KgmemError
+
+    try:
+        data = load_cases(file)
+    except KgmemError as exc:
+        raise click.ClickException(str(exc)) from exc
+    with memory_from(ctx) as memory:
+        report = run_cases(memory, data)
+    if json_path is not None and str(json_path) == "-":
+        click.echo(dump_json(report))
+    else:
+        if json_path is not None:
+            json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
+        if True:
+            for case in report["cases"]:
+                console.print(f"{case['id']}  {case['status']}  {case['kind']}", markup=False)
+                for check in case["checks"]:
+                    mark = "PASS" if check["passed"] else "FAIL"
+                    what = {
+                        "query": lambda c: (
+                            f"query {c['query']!r}"
+                            + (f" as_of {c['as_of']}" if c.get("as_of") else "")
+                        ),
+                        "current": lambda c: f"current {c['entity']} {c['relation']}",
+                        "facts": lambda c: (
+                            f"facts of {c['turn']}"
+                            + (f" about {c['about']!r}" if c.get("about") else "")
+                        ),
+                    }[check["kind"]](check)
+                    console.print(f"  {mark}  {what}", markup=False)
+                    for failure in check["failures"]:
+                        console.print(f"        {failure}", markup=False)
+        t = report["totals"]
+        console.print(
+            f"checks: {t['passed']} passed, {t['failed']} failed of {t['checks']}; cases: "
+            f"{t['cases_passed']} passed, {t['cases_failed']} failed, {t['skipped_cases']} skipped"
+        )
+    if report["totals"]["failed"]:
+        ctx.exit(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import cast
 
 import click
@@ -24,7 +25,7 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
         if when:
             console.print(
                 f"    event time: {when['start'][:10]} .. {str(when['end'])[:10]}"
-                f" ({when['granularity']}, \"{when['phrase']}\")"
+                f' ({when["granularity"]}, "{when["phrase"]}")'
             )
     if explain:
         plan = result.plan
@@ -32,7 +33,7 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
             f"plan: operators={list(plan.get('operators', []))} "
             f"entities={[e.get('surface') for e in plan.get('entities', [])]} "
             f"year={plan.get('named_year')} month={plan.get('named_month')}"
-            f" cues={list(plan.get('cues', []))}"
+            f" state={plan.get('state')} cues={list(plan.get('cues', []))}"
         )
         for rank, hit in enumerate(result.hits, start=1):
             terms = " + ".join(f"{name} {value:.3f}" for name, value in hit.terms.items() if value)
@@ -41,6 +42,18 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
             )
         for hop in result.hops:
             console.print(f"  hop: {dump_json(hop, compact=True)}")
+        for decision in result.current:
+            console.print(
+                f"  {decision['mode']} value of {decision['key']}: {decision['winner']} "
+                f"({decision['reason']}); others {decision['superseded']}",
+                markup=False,
+            )
+        detail = result.answerability
+        console.print(
+            f"answerable: {result.answerable} ({detail.get('reason', '')}; unsupported "
+            f"{result.unsupported})",
+            markup=False,
+        )
     console.print(
         f"{result.candidates} candidates; embed {result.timings_ms.get('embed', 0):.1f} ms, "
         f"read path {result.timings_ms.get('read_path', 0):.1f} ms "
@@ -63,6 +76,14 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
     show_default=True,
     help="Fact sources the engine reads.",
 )
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"]),
+    default=None,
+    help="Ask as of this moment (ISO 8601; naive = UTC): later turns are invisible and "
+    "relative dates resolve against it.",
+)
 @click.option("--explain", is_flag=True, help="Show the plan and each hit's score terms and trace.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (hits with terms and trace).")
 @click.pass_context
@@ -73,6 +94,7 @@ def search(
     k: int,
     engine: str,
     fact_sources: str,
+    as_of: datetime | None,
     explain: bool,
     as_json: bool,
 ) -> None:
@@ -83,7 +105,7 @@ def search(
         fact_sources=cast(FactSourceChoice, fact_sources),
     )
     with memory_from(ctx) as memory:
-        result = memory.search(query, conversation_id, k, config=config)
+        result = memory.search(query, conversation_id, k, config=config, as_of=as_of)
     if as_json:
         click.echo(dump_json(result.model_dump(mode="json")))
     else:

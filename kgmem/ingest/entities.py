@@ -31,12 +31,14 @@ from kgmem.time import MONTH_ABBREVIATIONS, MONTHS, NUMBERS, WEEKDAY_ABBREVIATIO
 from kgmem.time import WEEKDAYS as _WEEKDAY_NAMES
 
 __all__ = [
+    "ABSTRACT",
     "GENERIC",
     "GREETINGS",
     "KINSHIP",
     "PRONOUNS",
     "WEEKDAYS",
     "EntityResolver",
+    "is_concept_noun",
     "is_non_entity",
     "ner_type",
     "normalize_surface",
@@ -73,8 +75,10 @@ PRONOUNS = _words(
     "these those who whom whose what which someone somebody everyone everybody anyone anybody "
     "one something anything everything nothing y'all ya u"
 )
-WEEKDAYS = frozenset(_WEEKDAY_NAMES) | frozenset(WEEKDAY_ABBREVIATIONS) | _words(
-    "weekday weekdays weekend weekends"
+WEEKDAYS = (
+    frozenset(_WEEKDAY_NAMES)
+    | frozenset(WEEKDAY_ABBREVIATIONS)
+    | _words("weekday weekdays weekend weekends")
 )
 KINSHIP = _words(
     "mom mum mother mommy mama dad father daddy papa parent parents son sons daughter daughters "
@@ -95,6 +99,26 @@ GENERIC = _words(
     "fun reason reasons sense matter point something anything everything nothing other others "
     "stuff end start beginning rest type types piece pieces"
 )
+ABSTRACT = _words(
+    "love joy blast ton tons chance luck fun happiness pleasure pride hope hopes fear fears "
+    "anger sadness excitement peace lot lots bit bits deal idea ideas sense point points reason "
+    "way ways thing things stuff kind sort type part piece problem problems issue issues "
+    "question questions answer answers help support advice news update word words opportunity "
+    "opportunities experience experiences feeling feelings mood vibe vibes energy effort "
+    "moment moments memory memories time times day days week weeks month months year years "
+    "life world care attention interest gratitude thanks inspiration motivation courage "
+    "strength passion dream dreams goal goals journey step steps progress success challenge "
+    "challenges difference impact change changes break rest look sight view glad shame pity "
+    "favor favour surprise trouble mess wonder something anything everything nothing one ones "
+    "go shot try lol haha"
+)
+"""Abstract, evaluative and quantity nouns: never `concept` entities ("it's a *blast*", "a *ton*
+of fun", "so much *love*"). Written from the conv-26 entity audit of issue 11."""
+DISCOURSE_LEAD = _words(
+    "noted note ps fyi btw update reminder anyway anyways also so well and but oh ok okay yes "
+    "no sure right"
+)
+"""Words a sloppy NER span glues before a name ("Noted - Tomas", "Anyway Jon")."""
 NUMBER_WORDS = (frozenset(NUMBERS) - {"a", "an"}) | _words(
     "sixty seventy eighty ninety thousand million billion dozens couple few several"
 )
@@ -136,9 +160,15 @@ def normalize_surface(surface: str, type_: EntityType) -> str:
         text = re.sub("['\u2019]s$", "", text)
         if type_ != "person":
             text = _LEADING.sub("", text)
-        else:  # "Bye Caroline", "Yep Jon": a greeting glued to a name by NER
+        else:  # "Bye Caroline", "Noted - Tomas": a greeting or note glued to a name by NER
+            parts = [p for p in re.split(r"\s+[-\u2013\u2014:]+\s+", text) if p.strip()]
+            if len(parts) > 1:
+                text = parts[-1]
             words = text.split(" ")
-            while len(words) > 1 and words[0].casefold().strip(",!.") in GREETINGS:
+            while len(words) > 1 and (
+                words[0].casefold().strip(",!.-") in GREETINGS
+                or words[0].casefold().strip(",!.-") in DISCOURSE_LEAD
+            ):
                 words.pop(0)
             text = " ".join(words)
         if len(text) > 1 and text[0] in _QUOTES and text[-1] in _QUOTES:
@@ -161,6 +191,25 @@ def slugify(name: str) -> str:
     if slug:
         return slug
     return "h" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:12]
+
+
+def is_concept_noun(name: str) -> bool:
+    """Whether a common-noun surface can be a `concept` entity: a concrete thing someone owns,
+    likes, does or eats — not an abstract, evaluative or quantity noun (`ABSTRACT`), pronoun,
+    kinship word, greeting or generic noun, and at least three characters long."""
+    words = re.findall(r"[\w']+", name.casefold())
+    if not words or len(name) < 3 or not any(c.isalpha() for c in name):
+        return False
+    head = words[-1]
+    return not (
+        head in ABSTRACT
+        or head in PRONOUNS
+        or head in GREETINGS
+        or head in GENERIC
+        or head in KINSHIP
+        or head in DISCOURSE_LEAD
+        or len(head) < 3
+    )
 
 
 def _is_absolute_date(key: str) -> bool:
@@ -263,7 +312,9 @@ class EntityResolver:
             The canonical record, or None.
         """
         types: tuple[EntityType, ...] = (
-            (type_,) if type_ else ("person", "place", "organization", "work", "other", "date")
+            (type_,)
+            if type_
+            else ("person", "place", "organization", "work", "other", "concept", "date")
         )
         for t in types:
             name = normalize_surface(surface, t)
@@ -295,7 +346,7 @@ class EntityResolver:
         if found is None and type_ not in ("person", "date"):
             # NER often tags first names as ORG/GPE: an exact person name (or, for one word, a
             # unique nickname of a known person) wins over the label.
-            single = type_ != "other" and len(slugify(name).split("-")) == 1
+            single = type_ not in ("other", "concept") and len(slugify(name).split("-")) == 1
             found = (
                 self._find(name, "person") if single else self._index.get(("person", slugify(name)))
             )

@@ -27,9 +27,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from kgmem.errors import KgmemError
-from kgmem.ingest.entities import GREETINGS, EntityResolver, ner_type
+from kgmem.ingest.entities import GREETINGS, EntityResolver, is_concept_noun, ner_type
+from kgmem.ingest.modality import REPORTING, clause_modality, reporting_subject
 from kgmem.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
-from kgmem.models import EntityRecord, FactRecord, TimeInterval, TurnRecord
+from kgmem.models import EntityRecord, FactRecord, Modality, TimeInterval, TurnRecord
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -252,8 +253,10 @@ class SpacyExtractor:
             if clause.text.casefold() in seen:
                 continue
             seen.add(clause.text.casefold())
-            for entity_id in (clause.subject_entity, clause.object_entity):
-                if entity_id and ":e:other:" in entity_id:
+            if clause.informant:
+                mentions[(turn.id, clause.informant)] = None
+            for entity_id in (*clause.subject_entities, *clause.object_entities):
+                if ":e:other:" in entity_id or ":e:concept:" in entity_id:
                     mentions[(turn.id, entity_id)] = None
             out.append(self._fact(turn, clause))
         for caption in captions:
@@ -287,6 +290,14 @@ class SpacyExtractor:
         event_time = None
         if clause.date_phrase and self._resolve_time is not None:
             event_time = self._event_time(clause.source_text, turn.observed_at)
+        modality = clause.modality
+        if (
+            modality == "asserted"
+            and event_time is not None
+            and not clause.past
+            and event_time.start > turn.observed_at
+        ):
+            modality = "planned"  # "I'm seeing the dentist next week"
         return FactRecord(
             id="",
             conversation_id=turn.conversation_id,
@@ -301,6 +312,9 @@ class SpacyExtractor:
             valid_from=turn.observed_at,
             confidence=clause.confidence,
             session=turn.session,
+            modality=modality,
+            informant=clause.informant if modality == "reported" else None,
+            reporter=turn.speaker if modality == "reported" else None,
         )
 
     def _event_time(self, text: str, reference: datetime) -> TimeInterval | None:
@@ -381,6 +395,10 @@ class Clause:
         subject_entities / object_entities: ids for ``ABOUT`` edges by role.
         date_phrase: the first DATE/TIME span in the clause, or "".
         confidence: in [0, 1].
+        modality: see `kgmem.ingest.modality` (a future event time can still make an
+            ``asserted`` clause ``planned`` once dates are resolved, unless ``past``).
+        informant: for ``reported`` clauses, the entity id (or name) the content came from.
+        past: the clause's verb is in the past tense.
     """
 
     text: str
@@ -394,6 +412,9 @@ class Clause:
     object_entities: tuple[str, ...]
     date_phrase: str
     confidence: float
+    modality: Modality = "asserted"
+    informant: str | None = None
+    past: bool = False
 
 
 def _third_person(tok: Token) -> str:
@@ -425,6 +446,8 @@ class _TurnContext:
         self.token_entity = dict(token_entity)
         self.resolver = resolver
         self.subst: dict[int, str] = {}
+        #: (entity id, name) of the last clause subject that was a named non-speaker person
+        self.last_person: tuple[str, str] | None = None
         self.vocatives = _vocatives(doc, resolver)
         speaker_rec = resolver.resolve(speaker, "person")
         addr_rec = resolver.resolve(addressee, "person") if addressee else None
@@ -575,13 +598,49 @@ def _clause_tokens(head: Token, ctx: _TurnContext) -> list[Token]:
 
 
 def _chunk_name(tok: Token) -> str:
-    if tok.pos_ == "VERB" and tok.tag_ == "VBG":
-        return tok.lower_
+    """A noun's name in its surface form: its compounds and itself ("mango smoothies"), never a
+    lemma (spaCy lemmatises "ramen" to "raman" and "smoothies" to "smoothy")."""
     if tok.pos_ not in ("NOUN", "PROPN"):
         return ""
     compounds = [t for c in tok.children if c.dep_ == "compound" and c.i < tok.i for t in c.subtree]
-    head = tok.lemma_ if tok.tag_ == "NNS" else tok.text
-    return " ".join([*(t.text for t in sorted(compounds, key=lambda t: t.i)), head])
+    if tok.pos_ == "PROPN":  # "my neighbour Pia": the name, not the description
+        compounds = [t for t in compounds if t.pos_ == "PROPN"]
+    return " ".join(t.text for t in sorted([*compounds, tok], key=lambda t: t.i))
+
+
+_VALUE_ENTS = frozenset({"MONEY", "QUANTITY", "CARDINAL", "PERCENT", "TIME", "DATE", "ORDINAL"})
+
+
+def _possessed_attr(head: Token) -> bool:
+    """A copula whose predicate is someone's thing: "X is my go-to lunch", "X is his hobby"."""
+    if head.lemma_.lower() != "be":
+        return False
+    attr = next((c for c in head.children if c.dep_ == "attr"), None)
+    return attr is not None and any(c.dep_ == "poss" for c in attr.children)
+
+
+def _concepts(tok: Token, ctx: _TurnContext) -> list[str]:
+    """`concept` entity ids for a common-noun object (or possessed-copula subject) and its
+    conjuncts: "ramen and mango smoothies" -> ramen, mango smoothies. Abstract and evaluative
+    nouns are skipped (`kgmem.ingest.entities.is_concept_noun`)."""
+    out: list[str] = []
+    for noun in (tok, *tok.conjuncts):
+        if noun.i in ctx.token_entity:
+            out.append(ctx.token_entity[noun.i])
+            continue
+        if noun.pos_ != "NOUN" or noun.ent_type_ in _VALUE_ENTS:
+            continue  # "30 euros", "two hours": values, not things
+        name = _chunk_name(noun)
+        if not is_concept_noun(name):
+            continue
+        rec = ctx.resolver.resolve(name, "concept")
+        if rec is not None:
+            out.append(rec.id)
+            ctx.token_entity.setdefault(noun.i, rec.id)
+    return out
+
+
+_CHANGE_VERBS = frozenset({"move", "relocate", "switch", "change", "transfer", "go", "convert"})
 
 
 def _pick_object(head: Token) -> tuple[Token | None, str]:
@@ -591,7 +650,10 @@ def _pick_object(head: Token) -> tuple[Token | None, str]:
         obj = next((c for c in kids if c.dep_ in deps), None)
         if obj is not None:
             return obj, ""
-    for prep in (c for c in kids if c.dep_ in ("prep", "agent")):
+    preps = [c for c in kids if c.dep_ in ("prep", "agent")]
+    if head.lemma_.lower() in _CHANGE_VERBS:  # "moved from Graz to Linz": the destination
+        preps.sort(key=lambda c: c.lower_ not in ("to", "into", "onto"))
+    for prep in preps:
         pobj = next((c for c in prep.children if c.dep_ in ("pobj", "pcomp")), None)
         if pobj is not None:
             return pobj, prep.lower_
@@ -644,6 +706,44 @@ def _implicit_prefix(head: Token) -> list[str] | None:
     return None
 
 
+_THIRD_SUBJECT = frozenset({"he", "she", "they"})
+
+
+def _resolve_reporter(tok: Token, ctx: _TurnContext) -> tuple[str, str] | None:
+    """Entity id and name of a reporting verb's subject: the entity its head token already
+    resolves to (a PERSON span, "I"/"you"), else a proper name in it ("my neighbour Pia" ->
+    Pia, "Noted - Tomas" -> Tomas), registered as a person: only people tell and say."""
+    if tok.i in ctx.token_entity:
+        entity_id = ctx.token_entity[tok.i]
+        return entity_id, ctx.subst.get(tok.i) or _span_text(tok, ctx)
+    name_tok = tok if _looks_like_name(tok) else None
+    if name_tok is None:
+        name_tok = next(
+            (c for c in tok.children if c.dep_ == "appos" and _looks_like_name(c)), None
+        )
+    if name_tok is None:
+        return None
+    left = name_tok.i
+    while (
+        left > 0 and ctx.doc[left - 1].pos_ in ("PROPN", "PUNCT") and ctx.doc[left - 1].text != ","
+    ):
+        left -= 1
+    rec = ctx.resolver.resolve(ctx.doc[left : name_tok.i + 1].text, "person")
+    if rec is None:
+        return None
+    ctx.token_entity[name_tok.i] = rec.id
+    return rec.id, rec.name
+
+
+def _looks_like_name(tok: Token) -> bool:
+    """A proper noun, or a capitalised noun the tagger missed ("Pia said …" tags Pia NOUN)."""
+    return tok.pos_ == "PROPN" or (tok.pos_ == "NOUN" and tok.text[:1].isupper())
+
+
+def _span_text(tok: Token, ctx: _TurnContext) -> str:
+    return next((e.text for e in ctx.doc.ents if e.start <= tok.i < e.end), tok.text)
+
+
 def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
     confidence = 0.8
     subj = _subject_of(head)
@@ -664,6 +764,24 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
             prefix = [ctx.render([t for t in inherited[0].subtree])]
             if inherited[1]:
                 prefix.append(ctx.render(inherited[1]))
+    informant: str | None = None
+    reporter_tok = reporting_subject(head)
+    if reporter_tok is not None and reporter_tok.lower_ not in ("i", "we"):
+        found = _resolve_reporter(reporter_tok, ctx)
+        informant = found[0] if found else None
+        if subj is not None and subj.lower_ in _THIRD_SUBJECT and found is not None:
+            # "Pia told me she can't stand jazz": "she" is the one who told
+            ctx.subst[subj.i] = found[1]
+            ctx.token_entity[subj.i] = found[0]
+    if (
+        subj is not None
+        and subj.lower_ in ("he", "she")
+        and subj.i not in ctx.subst
+        and ctx.last_person is not None
+    ):
+        # "Ivy has been taken off Orchid; she works on Juniper now": within one turn, he/she
+        # after a clause about a named (non-speaker) person is that person
+        ctx.subst[subj.i], ctx.token_entity[subj.i] = ctx.last_person[1], ctx.last_person[0]
     if subj is not None:
         low = subj.lower_
         if subj.i not in ctx.subst and (
@@ -729,10 +847,19 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
     subj_ids: list[str] = []
     if subj is not None:
         subject_entity = ctx.token_entity.get(subj.i)
-        if subject_entity is None and subj.pos_ in ("NOUN", "PROPN"):
+        subject_concepts: list[str] = []
+        if subject_entity is None and subj.pos_ == "PROPN" and head.lemma_.lower() in REPORTING:
+            found_subject = _resolve_reporter(subj, ctx)  # only people tell and say
+            subject_entity = found_subject[0] if found_subject else None
+        elif subject_entity is None and subj.pos_ == "PROPN":
             rec = ctx.resolver.resolve(_chunk_name(subj), "other")
             subject_entity = rec.id if rec else None
+        elif subject_entity is None and _possessed_attr(head):
+            # "Spicy ramen and mango smoothies are my go-to lunch": the subject is the thing
+            subject_concepts = _concepts(subj, ctx)
+            subject_entity = subject_concepts[0] if subject_concepts else None
         subj_ids = [ctx.token_entity[t.i] for t in subj.subtree if t.i in ctx.token_entity]
+        subj_ids += [c for c in subject_concepts if c not in subj_ids]
         if not subject_text:
             subject_text = ctx.render(list(subj.subtree))
     elif prefix:
@@ -744,15 +871,21 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
     object_entity: str | None = None
     if obj is not None:
         object_entity = ctx.token_entity.get(obj.i)
-        if object_entity is None:
+        object_concepts: list[str] = []
+        if object_entity is None and obj.pos_ == "PROPN":
             rec = ctx.resolver.resolve(_chunk_name(obj), "other")
             object_entity = rec.id if rec else None
+        elif object_entity is None and head.lemma_.lower() != "be":
+            object_concepts = _concepts(obj, ctx)
+            object_entity = object_concepts[0] if object_concepts else None
     subj_span = {t.i for t in subj.subtree} if subj is not None else set()
     obj_ids = [
         ctx.token_entity[t.i] for t in tokens if t.i in ctx.token_entity and t.i not in subj_span
     ]
     if object_entity:
         obj_ids.insert(0, object_entity)
+    if obj is not None:
+        obj_ids += [c for c in object_concepts if c not in obj_ids]
     if object_entity or subject_entity:
         confidence += 0.05
     if obj is not None and obj.tag_ in ("PRP", "DT") and obj.i not in ctx.subst:
@@ -767,7 +900,14 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
         date_phrase = next(e.text for e in ctx.doc.ents if e.start <= date.i < e.end)
     span_tokens = sorted({*(t.i for t in tokens), *subj_span})
     source = ctx.doc[span_tokens[0] : span_tokens[-1] + 1].text if span_tokens else ""
+    modality = clause_modality(head)
+    past = head.tag_ == "VBD" or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in head.children
+    )
     return Clause(
+        modality=modality,
+        informant=informant if modality == "reported" else None,
+        past=past,
         text=text,
         source_text=source,
         relation=relation,
@@ -800,4 +940,7 @@ def clauses_of(
                 clause = _clause(tok, ctx, speaker)
                 if clause is not None:
                     out.append(clause)
+                    subject = clause.subject_entity
+                    if subject and ":e:person:" in subject and clause.subject_text != speaker:
+                        ctx.last_person = (subject, clause.subject_text)
     return out

@@ -34,7 +34,7 @@ from kgmem.embed import Embedder
 from kgmem.errors import TurnNotFound
 from kgmem.ingest.events import group_events
 from kgmem.ingest.extract import FactExtractor
-from kgmem.ingest.supersession import assign_keys, supersession_chain
+from kgmem.ingest.supersession import assign_keys, supersession_links
 from kgmem.ingest.writer import (
     GraphWriter,
     WriteUnit,
@@ -241,9 +241,9 @@ class Ingestor:
         stored_facts = {
             row["id"]: row for row in self.store.read("read/fact_fingerprints", conversation_id=cid)
         }
-        todo_facts = [f for f in records if stored_facts.get(f.id, {}).get("text") != f.text]
+        todo_facts = [f for f in records if _changed(stored_facts.get(f.id), f)]
         fact_vectors = self.embedder.encode([f.text for f in todo_facts])
-        pairs = supersession_chain(list(_keyed(stored_facts.values(), cid, records).values()))
+        pairs = supersession_links(list(_keyed(stored_facts.values(), cid, records).values()))
         events = group_events(records)
         entities = _dedupe_entities(entities)
 
@@ -333,7 +333,7 @@ class Ingestor:
                 )
             facts = assign_keys(facts)
             stored_facts = tx.run("read/fact_fingerprints", conversation_id=cid)
-            pairs = supersession_chain(list(_keyed(stored_facts, cid, facts).values()))
+            pairs = supersession_links(list(_keyed(stored_facts, cid, facts).values()))
             events = group_events(facts)
             entities = _dedupe_entities(entities)
             first: dict[int, SessionRecord] = {}
@@ -470,7 +470,7 @@ class Ingestor:
                 entities=entity_rows(_dedupe_entities(entities)),
                 facts=fact_rows(extracted, vectors),
                 mentions=mention_rows(mentions),
-                supersedes=supersede_rows(supersession_chain(keyed)),
+                supersedes=supersede_rows(supersession_links(keyed)),
                 events=event_rows(group_events(records)),
             ).write(tx)
             return {
@@ -503,11 +503,25 @@ def _keyed(
                 key=row["key"],
                 serial=row["serial"] or 0,
                 valid_from=row["valid_from"],
+                modality=row.get("modality") or "asserted",
             )
     for f in records:
         if f.key:
             keyed[f.id] = f
+        else:
+            keyed.pop(f.id, None)  # re-extracted without a key (e.g. now hypothetical)
     return keyed
+
+
+def _changed(row: Mapping[str, Any] | None, fact: FactRecord) -> bool:
+    """A fact must be (re)written: new, or its text, key or modality differs from the store."""
+    if row is None:
+        return True
+    return (
+        row.get("text") != fact.text
+        or row.get("key") != fact.key
+        or (row.get("modality") or "asserted") != fact.modality
+    )
 
 
 def _plan_units(
@@ -519,7 +533,7 @@ def _plan_units(
     todo_facts: Mapping[str, Any],
     entities: Sequence[EntityRecord],
     mentions: Sequence[tuple[str, str]],
-    pairs: Sequence[tuple[str, str]],
+    pairs: Sequence[tuple[str, str] | tuple[str, str, str, float]],
     events: Sequence[EventRecord],
     batch_size: int,
 ) -> list[WriteUnit]:
@@ -564,9 +578,10 @@ def _plan_units(
             units[home[f.id]].facts.extend(fact_rows([f], [todo_facts[f.id]]))
     for turn_id, entity_id in sorted(set(mentions)):
         units[batch_of.get(turn_id, 0)].mentions.extend(mention_rows([(turn_id, entity_id)]))
-    for newer, older in pairs:
+    for link in pairs:
+        newer, older = link[0], link[1]
         at = max(home.get(newer, 0), home.get(older, 0))
-        units[at].supersedes.extend(supersede_rows([(newer, older)]))
+        units[at].supersedes.extend(supersede_rows([link]))
     for event in events:
         members: dict[int, list[str]] = defaultdict(list)
         for fact_id in event.fact_ids:

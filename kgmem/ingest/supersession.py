@@ -9,20 +9,40 @@ the larger ``id`` as a deterministic tie-break) supersedes its immediate predece
 keeps both, linked by ``SUPERSEDES`` (docs/design.md §1, §3.6; the "latest serial wins" rule is the
 one MemoryAgentBench FactConsolidation, Hu et al. ICLR 2026, scores).
 
-Multi-valued relations ("like", "visit", "read", "have_hobby", …) are not in `SINGLE_VALUED` and
-never get a key. Two kinds of single-valued facts get no key either, because they do not claim
-to *replace* the current value (checked on the fact's ``text``, see `_ADDITIVE`, `_RETROSPECTIVE`):
+Families beyond the relation table (issue 11) are read off the relation's verb and the object's
+words (`classify`):
 
-- **additive** facts: "I *also* started a *second* job at X", "*another* job", "a side job",
-  "as well", "in addition", "…, too": the first job is still true;
-- **retrospective** facts: "I *used to* live in Berlin", "*previously*", "*formerly*",
-  "*no longer*": they talk about an old value, and must not overwrite a newer one.
+- **single-valued** — a later *asserted* (or negated) fact with the same subject and family
+  supersedes the earlier one: residence (live/move/relocate/settle, renting a flat),
+  employer, occupation, assignment (working on / leading X, being on a team or project),
+  school, relationship status, usual drink (drink/like/switch to/go off + a drink word),
+  diet (vegan, vegetarian, …);
+- **multi-valued** — pets (an animal word), owned items (own/buy/sell/lose + a thing), hobbies
+  and clubs (play/practise/join/quit …), health conditions (allergic to, have asthma), likes
+  (like/love/enjoy/hate): their key carries the object's head word
+  (``"<subject>|pets|dog"``), so "we also got a cat" leaves the dog current and only a later
+  fact naming the same object (a change cue: "we gave the dog away", "I sold my bike", "I
+  don't like sushi anymore") supersedes it.
 
-Relation names are the extractor's lemma-based snake_case (``live_in``, ``work_at``, ``be``); they
-are normalised (case, spaces and hyphens) before lookup. ``favorite_*`` / ``favourite_*`` relations
-are single-valued per thing ("favorite_book" is its own family). A few generic relations are
-single-valued only by their object: ``be`` + a relationship status word ("single", "married"),
-``lose`` / ``quit`` / ``leave`` + "job" (the employer becomes none).
+**Modality** (`kgmem.ingest.modality`): only ``asserted`` and ``negated`` facts get a key; a
+plan, a hypothetical, a question or something someone else said never changes a current value.
+
+**Retractions** ("I don't drink lattes anymore", "no longer", "not … anymore"): a negated fact
+of the family gets the key and so ends the old value's validity even when no replacement is
+given; the current value is then the retraction itself (modality ``negated``). Before issue 11,
+"no longer" / "not anymore" were read as retrospective and got no key; that was changed
+deliberately, since in conversation they announce a change of state ("I'm no longer at Acme").
+"used to", "previously", "formerly", "back then" still mark a fact as retrospective (no key),
+and additive words ("also", "another", "a second", "as well", "…, too") still keep a
+single-valued fact from replacing the value.
+
+Every ``SUPERSEDES`` link carries the ``cue`` that fired (`CHANGE_CUE`: "moved", "switched
+to", "no longer", "gave up", "gone off", "quit", "stopped", "left", "pulled off", "taken off",
+"instead", "sold", "lost", "now", …; else ``"later value"``) and a ``confidence``: 0.9 with an
+explicit change cue, 0.7 when a later single-valued assertion alone implies the change.
+
+Relation names are the extractor's lemma-based snake_case (``live_in``, ``work_at``, ``be``,
+``not_drink``); they are normalised (case, spaces and hyphens) before lookup.
 """
 
 from __future__ import annotations
@@ -37,12 +57,19 @@ from types import MappingProxyType
 from kgmem.models import FactRecord
 
 __all__ = [
+    "CHANGE_CUE",
+    "FAMILY_WORDS",
+    "MULTI_VALUED",
     "SINGLE_VALUED",
+    "Link",
     "assign_keys",
+    "change_cue",
+    "classify",
     "current",
     "relation_family",
     "supersession_chain",
     "supersession_key",
+    "supersession_links",
 ]
 
 _FAMILIES: dict[str, tuple[str, ...]] = {
@@ -126,9 +153,79 @@ _ADDITIVE = re.compile(
     re.I,
 )
 _RETROSPECTIVE = re.compile(
-    r"\b(?:used\s+to|previously|formerly|no\s+longer|not\s+anymore|once\s+lived|back\s+then)\b",
+    r"\b(?:used\s+to|previously|formerly|once\s+lived|back\s+then)\b",
     re.I,
 )
+CHANGE_CUE = re.compile(
+    r"\b(?:moved|relocated|switched|changed|transferred|no\s+longer|not\b[^.;!?]{0,40}?"
+    r"\b(?:any\s?more|these\s+days)|gave\s+up|given\s+up|giving\s+up|gone\s+off|went\s+off"
+    r"|quit|stopped|left|pulled\s+(?:\w+\s+)?off|taken\s+(?:\w+\s+)?off|took\s+(?:\w+\s+)?off"
+    r"|instead|sold|lost|gave\s+(?:\w+\s+){0,2}away|rehomed|now|these\s+days|nowadays)\b",
+    re.I,
+)
+"""Change cues of issue 11 (moved/relocated/switched/changed to, no longer, not … anymore, gave
+up, gone off, quit, stopped, left, pulled/taken off, instead, sold, lost, now)."""
+
+MULTI_VALUED = frozenset({"pets", "owned", "hobbies", "health", "likes"})
+"""Families where a subject holds several values at once; keys carry the object's head word."""
+
+
+def _nouns(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_DRINKS = _nouns(
+    "coffee coffees tea teas latte lattes espresso espressos cappuccino cappuccinos americano "
+    "mocha matcha chai beer beers wine wines whisky whiskey juice juices soda sodas cola water "
+    "milk smoothie smoothies kombucha cocoa lemonade cider decaf"
+)
+_DIETS = _nouns("vegan vegetarian pescatarian keto paleo gluten-free dairy-free carnivore")
+_ANIMALS = _nouns(
+    "dog dogs puppy puppies cat cats kitten kittens parrot parrots hamster hamsters rabbit "
+    "rabbits bunny fish goldfish horse horses pony snake snakes turtle turtles tortoise bird "
+    "birds budgie lizard ferret guinea-pig gecko chickens hen hens"
+)
+_HOMES = _nouns("flat apartment house home place room studio condo loft")
+_TEAMS = _nouns(
+    "team project squad crew department unit account shift rotation migration initiative "
+    "workstream program programme launch rollout"
+)
+_SCHOOLS = _nouns("school university college academy uni")
+_CLUBS = _nouns("club class classes choir band league gym course orchestra troupe group")
+_CONDITIONS = _nouns(
+    "allergy allergies allergic asthma diabetes migraine migraines injury injuries cancer "
+    "depression anxiety arthritis insomnia eczema flu covid"
+)
+_DRINK_VERBS = _nouns("drink like love prefer enjoy switch go obsess be start stick")
+_RESIDENCE_VERBS = _nouns("live move relocate reside settle")
+_ASSIGNMENT_VERBS = _nouns("lead head manage work_on")
+_OWN_VERBS = _nouns("own buy purchase sell get")
+_HOBBY_VERBS = _nouns("play practice practise join quit take_up do")
+_LIKE_VERBS = _nouns("like love enjoy hate dislike adore prefer obsess")
+_PET_VERBS = _nouns("have adopt get own rescue lose rehome give foster")
+_OFF_VERBS = _nouns("take_off pull_off move_off remove_from take_off_of pull_off_of")
+_CHANGE_VERBS = _nouns("quit stop leave lose sell give_up give_away go_off rehome drop")
+
+FAMILY_WORDS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "residence": frozenset({"live", "living", "lives", "home", "reside", "based", "city"}),
+        "employer": frozenset({"work", "working", "works", "employer", "job", "company"}),
+        "occupation": frozenset({"job", "occupation", "profession", "work", "working"}),
+        "assignment": frozenset({"work", "working", "works", "project", "team", "assignment"}),
+        "school": frozenset({"school", "study", "studying", "studies", "university", "college"}),
+        "relationship_status": frozenset({"dating", "date", "married", "partner", "single"}),
+        "drink": frozenset({"drink", "drinks", "drinking", "coffee", "tea", "beverage"}),
+        "diet": frozenset({"diet", "eat", "eats", "eating", "vegan", "vegetarian"}),
+        "pets": frozenset({"pet", "pets", *_ANIMALS}),
+        "owned": frozenset({"own", "owns", "have", "has", "drive", "drives"}),
+        "hobbies": frozenset({"hobby", "hobbies", "play", "plays", "club", "practice"}),
+        "health": frozenset({"allergic", "allergy", "condition", "health", "suffer"}),
+        "likes": frozenset({"like", "likes", "love", "loves", "enjoy", "enjoys", "favorite"}),
+    }
+)
+"""Question words that name each family (`kgmem.retrieve.resolve` uses them to pick the
+supersession keys a question is about)."""
+
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
@@ -159,26 +256,114 @@ def relation_family(relation: str) -> str | None:
     return SINGLE_VALUED.get(rel)
 
 
-def supersession_key(fact: FactRecord) -> str | None:
-    """The supersession key ``"<subject>|<family>"`` of a fact, or None.
+def _object_words(obj: str) -> list[str]:
+    """Words of a literal or entity-id object: ``"c:e:concept:oat-lattes"`` -> oat, lattes."""
+    tail = obj.rsplit(":", 1)[-1] if ":e:" in obj else obj
+    return [w for w in re.split(r"[^\w-]+|(?<=\w)-(?=\w)|_", tail.strip().lower()) if w]
 
-    The subject is stripped and case-folded. A few generic relations are single-valued by their
-    object (`_BY_OBJECT`): ``be`` + a status word ("single") is ``relationship_status``;
-    ``lose`` / ``quit`` / ``leave`` + "job" is ``employer`` (its value becomes "none").
+
+def _head_word(words: Sequence[str]) -> str:
+    """Singular-ish head word of an object (last word, a plural ``s`` dropped): the part of a
+    multi-valued key that a later change must name."""
+    if not words:
+        return ""
+    head = words[-1]
+    if len(head) > 3 and head.endswith("s") and not head.endswith("ss"):
+        head = head[:-2] if head.endswith(("ies", "ches", "shes", "xes")) else head[:-1]
+    return head
+
+
+def classify(fact: FactRecord) -> tuple[str, str] | None:
+    """The relation family of a fact and its value slot, or None.
 
     Returns:
-        None for multi-valued relations, for facts whose text marks them additive ("also", "a
-        second job", "another", "…, too") or retrospective ("used to", "no longer"), and for an
-        empty subject.
+        ``(family, "")`` for a single-valued family (the value is the whole family),
+        ``(family, head)`` for a multi-valued one (``head`` = the object's head word), or
+        None when no family applies.
     """
-    family = relation_family(fact.relation)
-    rule = _BY_OBJECT.get(_normalise(fact.relation))
+    rel = _normalise(fact.relation)
+    positive = rel[4:] if rel.startswith("not_") else rel
+    family = relation_family(positive)
+    words = _object_words(fact.object)
+    text_words = set(re.findall(r"[\w-]+", fact.text.lower()))
+    wordset = set(words)
+    verb, _, prep = positive.partition("_")
+    rule = _BY_OBJECT.get(positive)
     if family is None and rule is not None and _object_head(fact.object) in rule[0]:
         family = rule[1]
-    subject = fact.subject.strip().casefold()
-    if family is None or not subject:
+    if family == "residence" and wordset & _TEAMS:
+        family = "assignment"  # "moved to the search team"
+    if family is not None:
+        return family, ""
+    if verb == "drink" or (verb in _DRINK_VERBS and wordset & _DRINKS):
+        return "drink", ""
+    if verb in ("be", "go", "become", "turn", "eat") and wordset & _DIETS:
+        return "diet", ""
+    if verb in _RESIDENCE_VERBS and prep in ("to", "into", "in", "at", "back"):
+        return "residence", ""
+    if verb == "rent" and wordset & _HOMES:
+        return "residence", ""
+    entity_object = ":e:" in fact.object  # a named thing or a concrete concept, not "time"
+    if positive in _OFF_VERBS and (entity_object or wordset & _TEAMS):
+        return "assignment", ""  # "taken off Orchid", "pulled off billing": a retraction
+    if (positive in _ASSIGNMENT_VERBS or positive in ("lead", "head", "manage")) and (
+        entity_object or wordset & _TEAMS
+    ):
+        return "assignment", ""  # not "headed for greatness", "working on building confidence"
+    if verb in ("be", "join", "switch", "transfer", "assign") and wordset & _TEAMS:
+        return "assignment", ""
+    if verb in ("attend", "go") and wordset & _SCHOOLS:
+        return "school", ""
+    head = _head_word(words)
+    if not head:
         return None
-    if _ADDITIVE.search(fact.text) or _RETROSPECTIVE.search(fact.text):
+    if wordset & _ANIMALS and (verb in _PET_VERBS or positive in _CHANGE_VERBS):
+        animal = next(w for w in reversed(words) if w in _ANIMALS)
+        return "pets", _head_word([animal])
+    if (verb == "be" and "allergic" in text_words) or (
+        verb in ("have", "be", "suffer", "get") and wordset & _CONDITIONS
+    ):
+        return "health", head
+    if verb in _HOBBY_VERBS or (positive in _CHANGE_VERBS and wordset & _CLUBS):
+        return "hobbies", head
+    if (verb in _OWN_VERBS or positive in ("give_away", "get_rid_of")) and entity_object:
+        return "owned", head
+    if verb in _LIKE_VERBS:
+        return "likes", head
+    return None
+
+
+def change_cue(text: str) -> str | None:
+    """The change cue a fact's text carries ("switched", "no longer", "now"), or None."""
+    m = CHANGE_CUE.search(text)
+    return " ".join(m.group(0).lower().split()) if m else None
+
+
+def supersession_key(fact: FactRecord) -> str | None:
+    """The supersession key of a fact, or None.
+
+    Single-valued families: ``"<subject>|<family>"``; multi-valued families:
+    ``"<subject>|<family>|<object head word>"`` (see `classify`). The subject is stripped and
+    case-folded.
+
+    Returns:
+        None for facts of no family, for modalities other than ``asserted`` / ``negated``
+        (plans, hypotheticals, questions, reported speech), for retrospective facts ("used to",
+        "previously"), for single-valued facts marked additive ("also", "a second job",
+        "another", "…, too"), and for an empty subject.
+    """
+    if fact.modality not in ("asserted", "negated"):
+        return None
+    found = classify(fact)
+    subject = fact.subject.strip().casefold()
+    if found is None or not subject:
+        return None
+    family, head = found
+    if _RETROSPECTIVE.search(fact.text):
+        return None
+    if family in MULTI_VALUED:
+        return f"{subject}|{family}|{head}"
+    if _ADDITIVE.search(fact.text):
         return None
     return f"{subject}|{family}"
 
@@ -226,8 +411,40 @@ def supersession_chain(facts: Sequence[FactRecord]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for group_key in sorted(groups):
         ordered = sorted(groups[group_key].values(), key=_order)
-        pairs.extend((newer.id, older.id) for older, newer in pairwise(ordered))
+        multi = group_key[1].count("|") >= 2
+        pairs.extend(
+            (newer.id, older.id)
+            for older, newer in pairwise(ordered)
+            # a multi-valued value changes only with a change cue or a negation naming it
+            if not multi or newer.modality == "negated" or change_cue(newer.text)
+        )
     return pairs
+
+
+class Link(tuple[str, str, str, float]):
+    """``(newer_id, older_id, cue, confidence)`` of one ``SUPERSEDES`` edge."""
+
+    __slots__ = ()
+
+    def __new__(cls, newer: str, older: str, cue: str, confidence: float) -> Link:
+        return super().__new__(cls, (newer, older, cue, confidence))
+
+
+#: confidence of a supersession with an explicit change cue / implied by a later value only
+CUE_CONFIDENCE = 0.9
+LATER_CONFIDENCE = 0.7
+
+
+def supersession_links(facts: Sequence[FactRecord]) -> list[Link]:
+    """`supersession_chain` with each link's change cue and confidence (see module docstring)."""
+    by_id = {f.id: f for f in facts}
+    links: list[Link] = []
+    for newer, older in supersession_chain(facts):
+        cue = change_cue(by_id[newer].text)
+        links.append(
+            Link(newer, older, cue or "later value", CUE_CONFIDENCE if cue else LATER_CONFIDENCE)
+        )
+    return links
 
 
 def current(facts: Sequence[FactRecord], key: str) -> FactRecord | None:

@@ -126,6 +126,9 @@ def fact_rows(facts: Sequence[FactRecord], embeddings: Vectors) -> list[Row]:
                 "serial": f.serial,
                 "confidence": f.confidence,
                 "session": f.session,
+                "modality": f.modality,
+                "informant": f.informant,
+                "reporter": f.reporter,
                 "embedding": _vector(vector),
                 "cites": list(f.cites),
                 "about": [{"entity_id": e, "role": r} for e, r in f.about],
@@ -138,9 +141,19 @@ def mention_rows(mentions: Iterable[tuple[str, str]]) -> list[Row]:
     return [{"turn_id": t, "entity_id": e} for t, e in sorted(set(mentions))]
 
 
-def supersede_rows(pairs: Iterable[tuple[str, str]]) -> list[Row]:
-    """``(newer)-[:SUPERSEDES]->(older)``; sets the older fact's ``valid_to``. Never deletes."""
-    return [{"newer": n, "older": o} for n, o in pairs]
+def supersede_rows(links: Iterable[tuple[str, ...] | tuple[str, str, str, float]]) -> list[Row]:
+    """``(newer)-[:SUPERSEDES {cue, confidence}]->(older)``; sets the older fact's ``valid_to``.
+    Never deletes. ``links``: ``(newer, older)`` pairs or `kgmem.ingest.supersession.Link`
+    ``(newer, older, cue, confidence)``."""
+    return [
+        {
+            "newer": link[0],
+            "older": link[1],
+            "cue": link[2] if len(link) > 2 else None,
+            "confidence": link[3] if len(link) > 3 else None,
+        }
+        for link in links
+    ]
 
 
 def event_rows(events: Iterable[EventRecord]) -> list[Row]:

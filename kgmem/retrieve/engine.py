@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import numpy as np
@@ -28,8 +28,9 @@ from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
+from kgmem.retrieve.answerable import Support, judge
 from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
-from kgmem.retrieve.resolve import relevant_rows, resolve_current
+from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.score import (
     Candidate,
     ScoreWeights,
@@ -144,8 +145,15 @@ class SearchResult(BaseModel):
         candidates: how many distinct turns the scorer examined.
         timings_ms: ``embed`` (query embedding), ``neo4j`` (round trips), ``total``.
         hops: the stateful hop's rewritten queries, if any.
-        current: for ``current_value`` questions, one decision per supersession key: the winning
-            fact (latest serial) and the facts it supersedes.
+        current: for questions about a current or past state (``plan.state``), one decision
+            per supersession key the question names: the chosen fact (``mode`` current: the
+            latest visible value; past: the value valid then), why, and the key's other values.
+        as_of: the moment the question was asked (UTC), if given: turns observed after it were
+            invisible and relative dates in the question resolved against it.
+        answerable: False when nothing in memory supports the question for the person it
+            names (see `kgmem.retrieve.answerable`); a reader should abstain.
+        unsupported: the question's key terms that nothing about that person carries.
+        answerability: the decision's detail (terms checked, persons, reason).
     """
 
     query: str
@@ -158,16 +166,22 @@ class SearchResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     hops: list[dict[str, Any]] = Field(default_factory=list)
     current: list[dict[str, Any]] = Field(default_factory=list)
+    as_of: datetime | None = None
+    answerable: bool = True
+    unsupported: list[str] = Field(default_factory=list)
+    answerability: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class ConversationContext:
-    """What the planner knows about the conversation being searched."""
+    """What the planner knows about the conversation being searched (``support``: cached
+    answerability support stems per (persons, as_of))."""
 
     speakers: tuple[str, ...]
     latest: datetime | None
     entities: EntityIndex
     version: str | None = None
+    support: dict[datetime | None, Support] = field(default_factory=dict)
 
 
 class SearchEngine:
@@ -253,7 +267,7 @@ class SearchEngine:
                 }
             }
         )
-        current_ids = [e.id for e in qplan.entities] if "current_value" in qplan.operators else []
+        current_ids = [e.id for e in qplan.entities] if qplan.state is not None else []
         pools = gen.linked_read(
             self.store,
             params,
@@ -308,12 +322,13 @@ class SearchEngine:
         return hits, len(fused)
 
     @staticmethod
-    def _resolve_current(
+    def _resolve_state(
         qplan: QueryPlan, pool: list[Candidate], pools: gen.LinkedPools
     ) -> tuple[list[Candidate], list[dict[str, Any]]]:
-        """Latest-wins per supersession key about the plan's entities (`resolve_current`) over
-        the keyed facts `linked_read` returned; the winners' turns join the pool if they are
-        not in it yet."""
+        """Current or past value per supersession key about the plan's entities
+        (`resolve_state`) over the keyed facts `linked_read` returned (already restricted to
+        what was visible at ``as_of``); the chosen values' turns join the pool if they are not
+        in it yet."""
         rows = relevant_rows(qplan.question, pools.keyed)
         if not rows:
             return pool, []
@@ -322,8 +337,46 @@ class SearchEngine:
         joined = [pools.keyed_turns[t] for t in wanted if t in pools.keyed_turns]
         pools.attach_fact_scores(joined)
         by_id.update({c.turn_id: c for c in joined})
-        decisions = resolve_current(rows, by_id)
+        decisions = resolve_state(
+            rows,
+            by_id,
+            mode=qplan.state or "current",
+            window=qplan.time_range,
+            anchor=qplan.anchor if qplan.relation == "before" else None,
+        )
         return list(by_id.values()), decisions
+
+    def answerability(
+        self,
+        conversation_id: str,
+        qplan: QueryPlan,
+        context: ConversationContext,
+        as_of: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Whether memory supports ``qplan``'s question for the persons it names
+        (`kgmem.retrieve.answerable.judge`; one round trip, cached per conversation when
+        ``as_of`` is None).
+
+        Returns:
+            ``{"answerable", "unsupported", "terms", "persons", "reason"}``.
+        """
+        persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
+        support = context.support.get(as_of)
+        if support is None and persons:
+            rows = self.store.read(
+                "read/person_support", conversation_id=conversation_id, as_of=as_of
+            )
+            support = Support.from_rows(rows)
+            if as_of is None:  # cached until the conversation is written to
+                context.support[as_of] = support
+        decision = judge(qplan.question, persons, support or Support((), frozenset()))
+        return {
+            "answerable": decision.answerable,
+            "unsupported": list(decision.unsupported),
+            "terms": list(decision.terms),
+            "persons": list(decision.persons),
+            "reason": decision.reason,
+        }
 
     def embed(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.encode_one(query)
@@ -346,9 +399,12 @@ class SearchEngine:
             k: number of hits (1 or more).
             embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it).
             config: override the engine's configuration for this call (ablations).
-            as_of: the moment the question is asked (timezone-aware): turns observed after it
-                are invisible and relative dates in the question resolve against it; None =
-                the conversation's latest turn time.
+            as_of: the moment the question is asked (timezone-aware; naive is read as UTC).
+                Turns observed after it are invisible, relative dates in the question resolve
+                against it, and "current" means current at that moment. None: now, i.e. every
+                turn is visible and relative dates resolve against the conversation's latest
+                turn (the memory's own "now"; the wall clock would put old conversations years
+                away).
 
         Returns:
             a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
@@ -360,6 +416,8 @@ class SearchEngine:
         """
         if k < 1:
             raise ValueError("k must be at least 1")
+        if as_of is not None and (as_of.tzinfo is None or as_of.utcoffset() is None):
+            as_of = as_of.replace(tzinfo=UTC)
         cfg = config or self.config
         if embedding is None:
             _ = self.embedder.model  # load once, outside the timed query embedding
@@ -370,6 +428,7 @@ class SearchEngine:
         params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
         hops: list[dict[str, Any]] = []
         current: list[dict[str, Any]] = []
+        answerability: dict[str, Any] = {}
         if cfg.engine == "cosine":
             qplan = plan(query)
             pool = gen.dense_turns(self.store, params, k)
@@ -402,11 +461,21 @@ class SearchEngine:
                 if extra:
                     merged = merge_candidates([merged, extra])
                     gen.citing_facts(self.store, params, extra, cfg)
+            if as_of is not None:  # the hop's extra turns too (linked_read filters its own)
+                merged = [c for c in merged if _aware(c.observed_at) <= as_of]
             if current_ids:
-                merged, current = self._resolve_current(qplan, merged, pools)
-            window = TimeWindow(year=qplan.named_year, month=qplan.named_month)
-            hits = score_candidates(merged, cfg.weights, window)
+                merged, current = self._resolve_state(qplan, merged, pools)
+            day = qplan.time_range
+            window = TimeWindow(
+                year=qplan.named_year,
+                month=qplan.named_month,
+                day=(day.start, day.end)
+                if day is not None and day.granularity in ("day", "weekend")
+                else None,
+            )
+            hits = order_hits(score_candidates(merged, cfg.weights, window), current)
             n_candidates = len(merged)
+            answerability = self.answerability(conversation_id, qplan, context, as_of)
         t_end = time.perf_counter()
         return SearchResult(
             query=query,
@@ -423,5 +492,17 @@ class SearchEngine:
                 "read_path": round((t_end - t_embed) * 1000, 3),
             },
             hops=hops,
-            current=current,
+            current=[
+                {k: v for k, v in d.items() if k not in ("winner_turns", "other_turns")}
+                | {"turns": d["winner_turns"]}
+                for d in current
+            ],
+            as_of=as_of,
+            answerable=answerability.get("answerable", True),
+            unsupported=answerability.get("unsupported", []),
+            answerability=answerability,
         )
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -74,7 +74,8 @@ class LinkedPools:
         seeds: generator name → its candidates, each with the signal it carries in ``bonus``
             (``bm25`` normalised by the best BM25 score of the query, ``entity`` = 1).
         expanded: turns reached by bounded expansion (``events`` / ``timeline``), never seeds.
-        keyed: current-value input rows (``fact_id, key, serial, valid_from, text, cites``).
+        keyed: current/past-value input rows (``fact_id, key, serial, valid_from, text,
+            object, modality, cites``).
         keyed_turns: turn id → candidate for every turn a keyed fact cites.
         citing: turn id → its best citing fact (``fact_id, fact_cosine, event_time, ...``).
         context_version: the conversation's write version when the read ran (None for data

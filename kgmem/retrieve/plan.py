@@ -78,6 +78,7 @@ Slot = Literal[
 ]
 Relation = Literal["after", "before", "during", "between"]
 Order = Literal["earliest", "latest"]
+State = Literal["current", "past"]
 
 GENERATORS: tuple[str, ...] = (
     "dense_turns",
@@ -166,6 +167,10 @@ class QueryPlan(BaseModel):
         relation: ``after`` / ``before`` / ``during`` / ``between`` if the question relates its
             answer to another time or event; ``anchor`` is the phrase that follows it.
         order: ``earliest`` ("first") or ``latest`` ("most recent", "last time").
+        state: ``current`` when the question asks what holds now ("now", "still", "these
+            days", or present tense: "where does X live"), ``past`` when it asks what held
+            then ("did", "was", "used to", "before", "previously"); None otherwise. Read by
+            `kgmem.retrieve.resolve` (issue 11).
         asked: the answer slot.
         cues: every rule that fired, ``"<operator or field>:<cue>"``, for ``--explain``.
         budgets: generator name (see `GENERATORS`) -> max candidates it may add.
@@ -184,6 +189,7 @@ class QueryPlan(BaseModel):
     relation: Relation | None = None
     anchor: str | None = None
     order: Order | None = None
+    state: State | None = None
     asked: Slot = "other"
     cues: tuple[str, ...] = ()
     budgets: dict[str, int] = Field(default_factory=dict)
@@ -260,6 +266,13 @@ _LATEST = re.compile(
     r"spring|fall|autumn|few|couple)))\b",
     _C,
 )
+_PAST = re.compile(
+    r"\b(did|was|were|had|used\s+to|previously|formerly|before|earlier|back\s+then|"
+    r"in\s+the\s+past|originally|at\s+first)\b",
+    _C,
+)
+_PRESENT = re.compile(r"\b(does|do|is|are|am|has|have)\b", _C)
+_LAST_WEEKDAY = re.compile(rf"\blast\s+({'|'.join(_WEEKDAYS)})\b", _C)
 _FIRST = re.compile(r"\b(first|earliest|initially|originally)\b", _C)
 _COUNT = re.compile(
     r"\b(how\s+many|how\s+much|how\s+often|how\s+frequently|number\s+of|"
@@ -434,6 +447,13 @@ def _read_times(text: str, reference: datetime | None) -> _Times:
         break
     days = [i.start for i in intervals if i.granularity == "day"]
     relative_to = days[0] if days else reference
+    if (
+        relative_to is not None
+        and (lw := _LAST_WEEKDAY.search(text))
+        and (day_of := interpret_phrase(lw.group(0), relative_to)) is not None
+    ):  # "last Thursday": the latest such weekday strictly before the reference day (kgmem.time)
+        intervals.append(day_of)
+        out.phrases.append(lw.group(0))
     for rm in _RELATIVE.finditer(text):
         out.phrases.append(rm.group(0))
         if relative_to is not None and (interval := _relative_interval(rm, relative_to)):
@@ -614,6 +634,17 @@ class Planner:
             order = "earliest"
             cue("temporal", fm.group(0))
 
+        # --- current or past state (issue 11) ------------------------------------------------
+        state: State | None = None
+        if cm:
+            state = "current"
+        elif pm_ := _PAST.search(text):
+            state = "past"
+            cues.append(f"state:past:{pm_.group(0).lower()}")
+        elif _PRESENT.search(text) and times.time_range is None:
+            state = "current"
+            cues.append("state:current:present tense")
+
         # --- aggregate, multi-hop, inference -----------------------------------------------
         if (am := _COUNT.search(text)) and asked != "count":
             cue("aggregate", am.group(0))
@@ -644,6 +675,7 @@ class Planner:
             relation=relation,
             anchor=anchor,
             order=order,
+            state=state,
             asked=asked,
             cues=tuple(dict.fromkeys(cues)),
             budgets=self.budgets(operators, has_entities=bool(resolved)),

@@ -8,6 +8,10 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
           + w_fact     · max cos(fact citing the turn, q)                              (1.0)
           + w_adjacent if the turn sits beside one of the top-3 turns of the same session (0.06)
           + w_time     if the turn lies in the month or year the question names          (0.05)
+          ± w_date     when the question names one day (or weekend): + if the turn's resolved
+                       event time (else the time it was said) falls in it, - if the turn's
+                       fact is dated to another day (issue 11: "last Thursday" asked on a
+                       Monday must not match a turn that merely says "last Thursday")    (0.2)
           + Σ w_signal · generator signal (bm25 0.3; entity, event, hop 0.05 when on)
 
 `ScoreWeights`' own defaults are the brief's first cut (w_fact = 0.2), kept as a negative row
@@ -37,6 +41,7 @@ class ScoreWeights:
     Attributes:
         fact / adjacent / time: the first-cut terms (docs/design.md §3.4); the defaults here
             are the first cut (fact 0.2), the shipped weights come from `Settings` (fact 1.0).
+        date: the day-match term (see module docstring).
         signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
             [0, 1]): ``bm25`` (BM25 score / the best BM25 score of the query's pool),
             ``entity`` (linked to a resolved non-speaker entity), ``event`` (a member of an
@@ -47,6 +52,7 @@ class ScoreWeights:
     fact: float = 0.2
     adjacent: float = 0.06
     time: float = 0.05
+    date: float = 0.2
     adjacent_top: int = 3
     signals: tuple[tuple[str, float], ...] = ()
 
@@ -60,6 +66,20 @@ class TimeWindow:
 
     year: int | None = None
     month: int | None = None
+    day: tuple[datetime, datetime] | None = None
+
+    def on_day(self, c: Candidate) -> float:
+        """+1 when ``c`` is dated (event time, else said) inside `day`, -1 when its event time
+        lies outside it, 0 when no day is named."""
+        if self.day is None:
+            return 0.0
+        start, end = self.day
+        when = c.event_time or c.observed_at
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=start.tzinfo)
+        if start <= when < end:
+            return 1.0
+        return -1.0 if c.event_time is not None else 0.0
 
     def contains(self, when: datetime | None) -> bool:
         if when is None or (self.year is None and self.month is None):
@@ -128,6 +148,8 @@ def score_candidates(
             window.contains(c.observed_at) or window.contains(c.event_time)
         )
         terms["time"] = weights.time if in_window else 0.0
+        if window is not None and window.day is not None and weights.date:
+            terms["date"] = weights.date * window.on_day(c)
         for name, value in c.bonus.items():
             weighted = weights.signal(name) * value
             if weighted:

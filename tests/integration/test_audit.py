@@ -23,7 +23,6 @@ from kgmem.store.catalogue import catalogue
 matplotlib.use("Agg")
 
 
-
 def _browser_params(conversation: str) -> dict[str, dict[str, object]]:
     return {
         "browser/conversation_timeline": {

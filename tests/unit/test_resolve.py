@@ -32,9 +32,13 @@ def test_latest_serial_wins_and_old_value_is_penalised() -> None:
     (decision,) = resolve_current(rows, pool)
     assert decision == {
         "key": "ana|residence",
+        "mode": "current",
         "winner": "lisbon",
         "text": "lisbon",
+        "reason": "latest value",
         "superseded": ["berlin"],
+        "winner_turns": ["t5"],
+        "other_turns": ["t1"],
     }
     assert pool["t5"].bonus["current"] == CURRENT_BONUS
     assert pool["t1"].bonus["current"] == -CURRENT_BONUS
@@ -57,4 +61,6 @@ def test_turn_citing_winner_and_loser_is_not_penalised() -> None:
 def test_relevant_rows_filters_by_named_family() -> None:
     rows = [row("r", "ana|residence", 1, []), row("e", "ana|employer", 1, [])]
     assert [r["fact_id"] for r in relevant_rows("Where does Ana live now?", rows)] == ["r"]
-    assert len(relevant_rows("What is new with Ana?", rows)) == 2
+    # a question that names no family picks no key (issue 11: "still run on Sundays" must not
+    # be ranked by the drink decision)
+    assert relevant_rows("What is new with Ana?", rows) == []

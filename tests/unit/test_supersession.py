@@ -72,11 +72,17 @@ def test_additive_job_does_not_supersede_the_first() -> None:
         "I work at Beta too.",
         "I work at Beta as well",
         "I used to work at Beta",
-        "I no longer work at Beta",
     ],
 )
 def test_additive_and_retrospective_markers_give_no_key(text: str) -> None:
     assert supersession_key(fact("f", "work_at", "Beta", text, 3)) is None
+
+
+def test_no_longer_is_a_retraction_since_issue_11() -> None:
+    """Deliberate change: "no longer" / "not anymore" end the old value (they had no key)."""
+    assert supersession_key(fact("f", "work_at", "Beta", "I no longer work at Beta", 3)) == (
+        "caroline|employer"
+    )
 
 
 def test_multi_valued_relations_never_supersede() -> None:
@@ -85,7 +91,7 @@ def test_multi_valued_relations_never_supersede() -> None:
         for i, thing in enumerate(("jazz", "tea", "art"))
     ]
     keyed = assign_keys(likes)
-    assert all(f.key is None for f in keyed)
+    assert len({f.key for f in keyed}) == 3  # one key per liked thing (tea: usual drink)
     assert supersession_chain(keyed) == []
 
 

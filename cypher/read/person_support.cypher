@@ -1,0 +1,29 @@
+// What memory asserts, for answerability (kgmem.retrieve.answerable): every asserted or
+// negated fact whose subject is a person, with that person's entity id (kind 'fact'), and the
+// text of every turn except turns whose every fact is a plan, hypothetical, question or report
+// (kind 'turn'; a turn with no fact counts). Facts and turns observed after $as_of (if given)
+// are invisible.
+// :param conversation_id => 'conv-26'
+// :param as_of => null
+CALL {
+  MATCH (t:Turn {conversation_id: $conversation_id})
+  WHERE ($as_of IS NULL OR t.observed_at <= $as_of)
+    AND NOT (
+      EXISTS { MATCH (t)<-[:CITES]-(:Fact) }
+      AND NOT EXISTS {
+        MATCH (t)<-[:CITES]-(g:Fact)
+        WHERE coalesce(g.modality, 'asserted') IN ['asserted', 'negated']
+      }
+    )
+  RETURN 'turn' AS kind, null AS subject, t.text AS text
+  UNION ALL
+  MATCH (f:Fact {conversation_id: $conversation_id})
+  WHERE coalesce(f.modality, 'asserted') IN ['asserted', 'negated']
+    AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
+  OPTIONAL MATCH (s:Entity {id: f.subject, type: 'person'})
+  OPTIONAL MATCH (f)-[:ABOUT {role: 'subject'}]->(p:Entity {type: 'person'})
+  WITH f, coalesce(s.id, p.id) AS subject
+  WHERE subject IS NOT NULL
+  RETURN DISTINCT 'fact' AS kind, subject, f.text AS text
+}
+RETURN kind, subject, text

@@ -1,0 +1,187 @@
+"""Answerability: does anything in memory support the question *for the person it names*?
+
+Support is judged at the level of facts, not of the conversation's words. The question's key
+content terms (`content_terms`: its words minus question words, function words, generic verbs
+and nouns and the names of the persons it names) are Snowball-stemmed and matched against the
+*asserted or negated* facts of the conversation whose subject is a person
+(``read/person_support``; plans, hypotheticals, questions and reports never support). The
+question is **unanswerable** when
+
+- **another person's best fact** covers at least `SWAP_MARGIN` more key terms than the best
+  fact about the person the question names, and that best fact covers at most
+  `MAX_OWN_SHARE` of the terms — the question asks about someone what memory holds about
+  someone else (LoCoMo's adversarial category 5, Maharana et al., ACL 2024, is mostly this); or
+- **no key term occurs anywhere** in what memory asserts (facts, and turns that are not only
+  plans, hypotheticals, questions or reports): "What is Uma's parrot called?" when only a dog
+  is known; "What keyboard does Sol own?" when the only keyboard is an assistant's suggestion.
+
+The terms not found in any fact about the named person are reported as ``unsupported``. A
+question that names no person is answerable (there is nothing to hold it against). The rule
+and its constants were chosen on the LoCoMo dev split (categories 1-4 against 5) and checked by
+leave-one-conversation-out (README "Answerability").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import snowballstemmer
+
+__all__ = [
+    "MAX_OWN_SHARE",
+    "SWAP_MARGIN",
+    "Answerability",
+    "Support",
+    "content_terms",
+    "judge",
+    "stems",
+]
+
+#: another person's best fact must cover this many more key terms than the named person's ...
+SWAP_MARGIN = 1
+#: ... whose best fact covers at most this share of them (dev-calibrated, see module docstring)
+MAX_OWN_SHARE = 0.5
+
+_STEMMER = snowballstemmer.stemmer("english")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def _words(text: str) -> frozenset[str]:
+    """A word list written as one space-separated string."""
+    return frozenset(text.split())
+
+
+_STOP = _words(
+    "a an the and or but if of to in on at by for with from about into over after before "
+    "during since until while as than then so too very just also not no yes what when where "
+    "which who whom whose why how whats do does did done doing is are was were be been being "
+    "am has have had having will would could should might may can shall must ought i me my "
+    "mine we us our ours you your yours he him his she her hers they them their theirs it its "
+    "this that these those there here someone something anything everything one ones get gets "
+    "got getting go goes went going gone make makes made take takes took think thinks thought "
+    "feel feels felt say says said tell told know knows knew want wants wanted like likes "
+    "liked usually often ever still now currently these days anymore recently kind kinds type "
+    "types sort sorts thing things stuff way ways lot lots time times name names named call "
+    "calls called first last next new old many much more most some any all both each other "
+    "another same different own common person people favorite favourite "
+)
+"""Function words, question words, generic verbs and nouns: never key content."""
+
+
+def stems(words: Iterable[str]) -> list[str]:
+    """Lower-cased Snowball English stems (possessive ``'s`` dropped)."""
+    clean = [re.sub(r"'s?$", "", w.lower()) for w in words]
+    return [str(w) for w in _STEMMER.stemWords([w for w in clean if w])]
+
+
+def content_terms(question: str, names: Sequence[str] = ()) -> list[str]:
+    """The question's key content words, in order, de-duplicated (surface forms).
+
+    Args:
+        question: the question.
+        names: surfaces of the entities the plan resolved (persons' names are not content).
+    """
+    named = {w.lower() for n in names for w in _WORD.findall(n)}
+    out: dict[str, None] = {}
+    for word in _WORD.findall(question):
+        low = re.sub(r"'s?$", "", word.lower())
+        if len(low) < 3 or low in _STOP or low in named:
+            continue
+        out.setdefault(low, None)
+    return list(out)
+
+
+@dataclass(frozen=True)
+class Answerability:
+    """The answerability decision for one question.
+
+    Attributes:
+        answerable: False when memory supports too little of the question for its person.
+        unsupported: the content terms nothing about the person carries.
+        terms: all content terms that were checked.
+        persons: the names of the persons the question was checked against.
+        reason: a short human-readable explanation.
+    """
+
+    answerable: bool
+    unsupported: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()
+    persons: tuple[str, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Support:
+    """What memory asserts in one conversation (as of one moment), stemmed.
+
+    Attributes:
+        facts: ``(person entity id, stems)`` per asserted/negated fact about a person.
+        everything: stems of every asserted fact and every turn that is not only plans,
+            hypotheticals, questions or reports.
+    """
+
+    facts: tuple[tuple[str, frozenset[str]], ...]
+    everything: frozenset[str]
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[dict[str, object]]) -> Support:
+        """From ``read/person_support`` rows (kind, subject, text)."""
+        facts: list[tuple[str, frozenset[str]]] = []
+        everything: set[str] = set()
+        for row in rows:
+            words = frozenset(stems(_WORD.findall(str(row["text"]))))
+            everything |= words
+            if row["kind"] == "fact" and row["subject"]:
+                facts.append((str(row["subject"]), words))
+        return cls(tuple(facts), frozenset(everything))
+
+
+def judge(
+    question: str,
+    persons: Sequence[tuple[str, str]],
+    support: Support,
+    *,
+    margin: int = SWAP_MARGIN,
+    own_share: float = MAX_OWN_SHARE,
+) -> Answerability:
+    """Decide answerability (see the module docstring for the rule).
+
+    Args:
+        question: the question.
+        persons: ``(entity id, surface)`` of each person the question names (none: answerable).
+        support: what memory asserts (`Support`).
+        margin / own_share: the decision constants (defaults: the calibrated ones).
+    """
+    names = [surface for _, surface in persons]
+    terms = content_terms(question, names)
+    if not persons:
+        return Answerability(True, (), tuple(terms), (), "names no person")
+    if not terms:
+        return Answerability(True, (), (), tuple(names), "no content terms")
+    asked = set(stems(terms))
+    ids = {entity_id for entity_id, _ in persons}
+    own = [words for subject, words in support.facts if subject in ids]
+    others = [words for subject, words in support.facts if subject not in ids]
+    best_own = max((len(asked & words) for words in own), default=0)
+    best_other = max((len(asked & words) for words in others), default=0)
+    own_words = frozenset().union(*own) if own else frozenset()
+    unsupported = tuple(t for t, s in zip(terms, stems(terms), strict=True) if s not in own_words)
+    if not asked & support.everything:
+        return Answerability(
+            False, unsupported, tuple(terms), tuple(names), "no key term occurs in memory"
+        )
+    if best_other - best_own >= margin and best_own <= own_share * len(asked):
+        reason = (
+            f"another person's fact covers {best_other} of {len(asked)} key terms, the best "
+            f"fact about {', '.join(names)} {best_own}"
+        )
+        return Answerability(False, unsupported, tuple(terms), tuple(names), reason)
+    return Answerability(
+        True,
+        unsupported,
+        tuple(terms),
+        tuple(names),
+        f"best fact covers {best_own} of {len(asked)}",
+    )
