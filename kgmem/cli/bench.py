@@ -64,6 +64,12 @@ def _print_locomo(report: dict[str, Any]) -> None:
         f"(cat 5 adversarial: {counts['adversarial']}), {counts['turns']} turns, "
         f"unresolved evidence ids: {counts['unresolved_evidence']}"
     )
+    others = report.get("other_conversations", 0)
+    if others:
+        console.print(
+            f"[yellow]note: the server holds {others} other conversation(s); BM25 statistics are "
+            "index-wide, so figures can differ from a run on an empty server[/yellow]"
+        )
     cov = report.get("coverage")
     if cov:
         cited = cov["gold_turns_cited"]
