@@ -300,6 +300,7 @@ class Memory:
             self.embedder,
             config or EngineConfig.from_settings(self.settings),
             contexts=self._contexts,
+            chain_sources=self._chain_sources,
         )
 
     def search(

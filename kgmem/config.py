@@ -78,6 +78,7 @@ class Settings(BaseSettings):
     w_entity: float = 0.05
     w_event: float = 0.05
     w_hop: float = 0.05
+    w_chain: float = 4.0
     max_hops: int = 2
 
     # --- reader (optional, OpenAI-compatible) -----------------------------------------------

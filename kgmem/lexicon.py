@@ -80,7 +80,7 @@ class Lexicon:
 
 
 def _cue(pattern: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w/]){pattern}(?![\w/])", re.IGNORECASE)
+    return re.compile(rf"(?<![\w/])(?:{pattern})(?![\w/])", re.IGNORECASE)
 
 
 def parse_lexicon(doc: Any, *, source: str = "<lexicon>") -> Lexicon:

@@ -29,6 +29,7 @@ from kgmem.errors import ConversationNotFound
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.answerable import Support, judge
+from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
 from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.score import (
@@ -103,6 +104,7 @@ class EngineConfig:
                     ("entity", settings.w_entity),
                     ("event", settings.w_event),
                     ("hop", settings.w_hop),
+                    ("chain", settings.w_chain),
                 ),
             ),
             fact_sources=fact_sources,
@@ -154,6 +156,9 @@ class SearchResult(BaseModel):
             names (see `kgmem.retrieve.answerable`); a reader should abstain.
         unsupported: the question's key terms that nothing about that person carries.
         answerability: the decision's detail (terms checked, persons, reason).
+        chain: for ``chain`` questions whose walk found a path, the answer path
+            (`kgmem.retrieve.chain.ChainResult.as_dict`: answer, base, hops with relation,
+            fact id, object and cited turns, cost, relaxations); None otherwise.
     """
 
     query: str
@@ -170,6 +175,7 @@ class SearchResult(BaseModel):
     answerable: bool = True
     unsupported: list[str] = Field(default_factory=list)
     answerability: dict[str, Any] = Field(default_factory=dict)
+    chain: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +206,7 @@ class SearchEngine:
         config: EngineConfig,
         *,
         contexts: dict[str, ConversationContext] | None = None,
+        chain_sources: dict[str, StoreFactSource] | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -207,6 +214,8 @@ class SearchEngine:
         self.planner = Planner(**config.pools)
         # conversation id -> context; shared with (and invalidated by) the owning Memory's writes
         self.contexts = contexts if contexts is not None else {}
+        # conversation id -> the chain walk's entity names (one read, cached like contexts)
+        self.chain_sources = chain_sources if chain_sources is not None else {}
 
     def _context(self, conversation_id: str) -> ConversationContext:
         """Speakers, entity index and latest timestamp of a conversation.
@@ -229,6 +238,7 @@ class SearchEngine:
         row = rows[0]
         if not row["changed"] and cached is not None:
             return cached
+        self.chain_sources.pop(conversation_id, None)  # its entity names may be stale too
         if not row["speakers"]:
             self.contexts.pop(conversation_id, None)
             raise ConversationNotFound(conversation_id)
@@ -378,6 +388,64 @@ class SearchEngine:
             "reason": decision.reason,
         }
 
+    def _chain(
+        self,
+        qplan: QueryPlan,
+        pool: list[Candidate],
+        params: dict[str, Any],
+        cfg: EngineConfig,
+    ) -> tuple[list[Candidate], ChainResult | None]:
+        """Walk the plan's relation chain (`follow_chain`: the entity names once per
+        conversation, then one round trip per hop level) and give every turn its facts cite
+        the ``chain`` signal and a trace of its hop: hop i of n gets ``score · i / n`` (the
+        path's score is ``1 / (1 + cost)``), so the last hop, whose object is the answer, ranks
+        first. Cited turns not yet in the pool join it (one round trip, ``read/chain_turns``).
+        Returns the pool unchanged and None when the walk finds no path."""
+        cid = params["conversation_id"]
+        source = self.chain_sources.get(cid)
+        if source is None:
+            source = self.chain_sources[cid] = StoreFactSource(self.store, cid)
+        result = follow_chain(source, cid, qplan.question)
+        if result.answer is None or not result.turn_ids:
+            return pool, None
+        by_id = {c.turn_id: c for c in pool}
+        wanted = [t for t in result.turn_ids if t not in by_id]
+        if wanted:
+            rows = self.store.read(
+                "read/chain_turns",
+                conversation_id=cid,
+                turn_ids=wanted,
+                embedding=params["embedding"],
+                sources=cfg.sources,
+            )
+            for row in rows:
+                joined = gen.candidate(row, "chain")
+                if row["fact_id"] is not None and row["fact_cosine"] is not None:
+                    joined.fact_id, joined.fact_cosine = row["fact_id"], float(row["fact_cosine"])
+                by_id[joined.turn_id] = joined
+        subject = result.base
+        for n, hop in enumerate(result.hops, start=1):
+            for turn_id in hop.cites:
+                c = by_id.get(turn_id)
+                if c is None:  # a turn forgotten since the fact was written
+                    continue
+                c.generators.add("chain")
+                share = result.score * n / len(result.hops)  # the answer's hop gets it all
+                c.bonus["chain"] = max(c.bonus.get("chain", 0.0), share)
+                c.trace.setdefault(
+                    "chain",
+                    {
+                        "hop": n,
+                        "subject": subject,
+                        "relation": hop.relation,
+                        "object": hop.object_name,
+                        "fact_id": hop.fact_id,
+                        "latest": hop.latest,
+                    },
+                )
+            subject = hop.object_name
+        return list(by_id.values()), result
+
     def embed(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.encode_one(query)
 
@@ -429,6 +497,7 @@ class SearchEngine:
         hops: list[dict[str, Any]] = []
         current: list[dict[str, Any]] = []
         answerability: dict[str, Any] = {}
+        chain: ChainResult | None = None
         if cfg.engine == "cosine":
             qplan = plan(query)
             pool = gen.dense_turns(self.store, params, k)
@@ -465,6 +534,15 @@ class SearchEngine:
                 merged = [c for c in merged if _aware(c.observed_at) <= as_of]
             if current_ids:
                 merged, current = self._resolve_state(qplan, merged, pools)
+            if qplan.has("chain") and as_of is None:
+                merged, chain = self._chain(qplan, merged, params, cfg)
+            elif qplan.has("chain"):  # the walk reads current values, not values as of a moment
+                qplan = qplan.model_copy(
+                    update={
+                        "operators": tuple(o for o in qplan.operators if o != "chain"),
+                        "cues": (*qplan.cues, "chain:off (as_of)"),
+                    }
+                )
             day = qplan.time_range
             window = TimeWindow(
                 year=qplan.named_year,
@@ -501,6 +579,7 @@ class SearchEngine:
             answerable=answerability.get("answerable", True),
             unsupported=answerability.get("unsupported", []),
             answerability=answerability,
+            chain=chain.as_dict() if chain is not None else None,
         )
 
 

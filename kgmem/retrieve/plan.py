@@ -9,6 +9,8 @@ fully explainable (``kgmem search --explain`` prints the plan, including which r
   was resolved), ``temporal`` (the question names or asks a time), ``current_value`` ("still",
   "now", "currently", "most recent", "latest", "last time"), ``multi_hop`` (two entities, "both",
   "in common", relative clauses, comparatives, possessive chains, "after <event>"),
+  ``chain`` (a relation chain over the relation lexicon, "the country of citizenship of the
+  spouse of X": `kgmem.retrieve.chain.chain_question`; the engine walks it over current values),
   ``aggregate`` ("how many", "how often", "what <plural noun> has X …") and ``inference``
   ("would", "might", "likely": LoCoMo's open-domain category);
 - what is **resolved**: canonical entities (through an `EntityLookup`, e.g. the graph's entities),
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgmem.models import EntityRecord, Granularity, TimeInterval
+from kgmem.retrieve.chain import chain_question
 from kgmem.time import (
     MONTH_ABBREVIATIONS,
     MONTHS,
@@ -62,7 +65,14 @@ __all__ = [
 ]
 
 Operator = Literal[
-    "semantic", "entity", "temporal", "current_value", "multi_hop", "aggregate", "inference"
+    "semantic",
+    "entity",
+    "temporal",
+    "current_value",
+    "multi_hop",
+    "chain",
+    "aggregate",
+    "inference",
 ]
 OPERATORS: tuple[Operator, ...] = (
     "semantic",
@@ -70,6 +80,7 @@ OPERATORS: tuple[Operator, ...] = (
     "temporal",
     "current_value",
     "multi_hop",
+    "chain",
     "aggregate",
     "inference",
 )
@@ -172,6 +183,9 @@ class QueryPlan(BaseModel):
             then ("did", "was", "used to", "before", "previously"); None otherwise. Read by
             `kgmem.retrieve.resolve` (issue 11).
         asked: the answer slot.
+        chain: for the ``chain`` operator, the compiled relation chain in hop order (the first
+            relation applies to ``chain_base``); empty otherwise.
+        chain_base: the surface the chain starts from (resolved against the graph by the walk).
         cues: every rule that fired, ``"<operator or field>:<cue>"``, for ``--explain``.
         budgets: generator name (see `GENERATORS`) -> max candidates it may add.
     """
@@ -191,6 +205,8 @@ class QueryPlan(BaseModel):
     order: Order | None = None
     state: State | None = None
     asked: Slot = "other"
+    chain: tuple[str, ...] = ()
+    chain_base: str | None = None
     cues: tuple[str, ...] = ()
     budgets: dict[str, int] = Field(default_factory=dict)
 
@@ -338,6 +354,8 @@ _SLOT_PATTERNS: tuple[tuple[str, Slot], ...] = (
     (r"\bhow\b", "manner"),
     (r"\b(what|which)\b", "thing"),
 )
+#: answer slots a relation chain can fill (an entity: who, where, what, which)
+_CHAIN_SLOTS: frozenset[Slot] = frozenset({"person", "place", "thing", "other"})
 _SLOTS = tuple((re.compile(pattern, _C), slot) for pattern, slot in _SLOT_PATTERNS)
 
 
@@ -662,6 +680,11 @@ class Planner:
         if im := _INFERENCE.search(text):
             cue("inference", im.group(0))
 
+        # --- relation chain (the wh-phrase asks for an entity, the rest is relations + base) --
+        chain = chain_question(text) if asked in _CHAIN_SLOTS else None
+        if chain is not None:
+            cue("chain", f"{' > '.join(chain.relations)} from {chain.base}")
+
         operators = tuple(op for op in OPERATORS if op in ops)
         return QueryPlan(
             question=question,
@@ -677,6 +700,8 @@ class Planner:
             order=order,
             state=state,
             asked=asked,
+            chain=tuple(chain.relations) if chain is not None else (),
+            chain_base=chain.base if chain is not None else None,
             cues=tuple(dict.fromkeys(cues)),
             budgets=self.budgets(operators, has_entities=bool(resolved)),
         )

@@ -5,6 +5,7 @@ FactConsolidation benchmark through `Memory` (6K file: single-hop >= 98, multi-h
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -76,6 +77,38 @@ def test_chain_over_current_values_with_traced_hops(memory: Memory, facts: str) 
     own = memory.chain("What is the capital of the country of citizenship of Thomas Kyd?", facts)
     assert (own.answer, own.turn_ids[-1]) == ("London", f"{facts}:L6")  # not Winchester (L1)
     assert memory.chain("Who is the spouse of Nobody Known?", facts).answer is None
+
+
+def test_search_runs_the_chain_operator_and_ranks_its_turns_first(
+    memory: Memory, facts: str
+) -> None:
+    question = "What is the capital of the country of citizenship of the spouse of Thomas Kyd?"
+    result = memory.search(question, facts, k=5)
+    assert "chain" in result.plan["operators"]
+    assert result.plan["chain"] == ["spouse", "citizenship", "capital"]
+    assert result.chain is not None and result.chain["answer"] == "Edinburgh"
+    path = [f"{facts}:L3", f"{facts}:L5", f"{facts}:L7"]
+    assert result.chain["turn_ids"] == path
+    assert [h["relation"] for h in result.chain["hops"]] == ["spouse", "citizenship", "capital"]
+    hops = json.loads(result.model_dump_json())["chain"]["hops"]  # JSON, as an agent sees it
+    assert [h["cites"] for h in hops] == [[t] for t in path]
+    # the answer's turn first, then the rest of the path, above every other line
+    assert [h.turn_id for h in result.hits[:3]] == path[::-1]
+    first = result.hits[0]
+    assert first.trace["chain"]["hop"] == 3 and first.trace["chain"]["subject"] == "Scotland"
+    assert first.trace["chain"]["relation"] == "capital"
+    assert first.trace["chain"]["fact_id"] == result.chain["hops"][2]["fact_id"]
+    assert first.terms["chain"] == pytest.approx(memory.settings.w_chain)  # the literal path
+
+
+def test_search_without_a_chain_path_is_unchanged(memory: Memory, facts: str) -> None:
+    question = "Who is the spouse of Nobody Known?"
+    result = memory.search(question, facts, k=5)
+    assert "chain" in result.plan["operators"] and result.chain is None
+    assert all("chain" not in h.terms for h in result.hits)
+    assert all("chain" not in h.trace and "chain" not in h.trace["generators"] for h in result.hits)
+    plain = memory.search("When was Thomas Kyd born?", facts, k=5)  # asks a time: no chain
+    assert "chain" not in plain.plan["operators"] and plain.chain is None
 
 
 def test_browser_statement_shows_the_entity_history(memory: Memory, facts: str) -> None:

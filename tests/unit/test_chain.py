@@ -15,7 +15,13 @@ import pytest
 from kgmem.bench.metrics import substring_exact_match
 from kgmem.ingest.numbered import parse_numbered
 from kgmem.ingest.relations import RelationExtractor
-from kgmem.retrieve.chain import compile_question, follow_chain, name_key
+from kgmem.retrieve.chain import (
+    chain_question,
+    compile_question,
+    follow_chain,
+    name_key,
+    unexplained_words,
+)
 
 # MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
 MAB_6K = Path(
@@ -180,3 +186,20 @@ def test_6k_targets_in_memory() -> None:
         ]
         accuracy = 100.0 * sum(scores) / len(scores)
         assert accuracy >= (98.0 if "_sh_" in name else 90.0), (name, accuracy)
+
+
+def test_cues_match_whole_words_only() -> None:
+    # every alternative of a cue is bounded: "son" is not in "reason" or "song", "king" not in
+    # "looking", "child" not in "childhood"
+    for text in ("What is Mia's reason?", "Which song does Mia like?", "Is Mia looking?"):
+        assert compile_question(text).mentions == [], text
+    assert [m.text for m in compile_question("Who is the son of Mia?").mentions] == ["son"]
+
+
+def test_chain_question_needs_relations_a_base_and_little_else() -> None:
+    plan = chain_question("What is the country of citizenship of the spouse of Lia Moss?")
+    assert plan is not None and plan.relations == ["spouse", "citizenship"]
+    assert unexplained_words(plan) == []
+    assert chain_question("What happened to Mia's son on their road trip?") is None
+    assert chain_question("What does Melanie like to paint?") is None  # no relation cue
+    assert chain_question("") is None

@@ -311,3 +311,54 @@ CUE_WORDS = [
 )
 def test_plan_never_raises_on_cue_soup(words: list[str]) -> None:
     plan(" ".join(words), entities=INDEX, reference=REF)
+
+
+CHAIN_QUESTIONS = [
+    (
+        "What is the country of citizenship of the spouse of Victoria Beckham?",
+        ("spouse", "citizenship"),
+        "Victoria Beckham",
+    ),
+    ("Who is the spouse of Thomas Kyd?", ("spouse",), "Thomas Kyd"),
+    (
+        "Which city is the capital of the country where Anne Kyd is a citizen?",
+        ("citizenship", "capital"),
+        "Anne Kyd",
+    ),
+    ("Where did Bob's wife die?", ("spouse", "place_of_death"), "Bob's"),  # resolved as Bob
+]
+
+
+@pytest.mark.parametrize(("question", "relations", "base"), CHAIN_QUESTIONS)
+def test_chain_questions_get_the_chain_operator(
+    question: str, relations: tuple[str, ...], base: str
+) -> None:
+    p = plan(question, entities=INDEX, reference=REF)
+    assert p.has("chain"), p.cues
+    assert p.chain == relations and p.chain_base == base
+    assert any(c.startswith("chain:") for c in p.cues)  # --explain shows why
+    assert json.loads(p.model_dump_json())["chain"] == list(relations)
+
+
+NOT_CHAIN = [
+    # ordinary LoCoMo-like questions: no relation of the lexicon, or not asking for its value
+    "When did Caroline go to the support group?",
+    "What does Melanie like to paint?",
+    "What happened to Melanie's son on their road trip?",  # names a relation, asks an event
+    "How did Caroline's children handle the accident?",  # asks a manner
+    "When did Maria's grandmother pass away?",  # asks a time
+    "How many children does Melanie have?",  # asks a count
+    "How long have Mel and her husband been married?",  # asks a duration
+    "Is Alice married?",  # yes/no
+    "What kind of flooring is Jon looking for in his dance studio?",  # "king" inside "looking"
+    "Which song motivates Caroline to be courageous?",  # "son" inside "song"
+    "What is Melanie's reason for getting into running?",  # "son" inside "reason"
+    "",
+]
+
+
+@pytest.mark.parametrize("question", NOT_CHAIN)
+def test_ordinary_questions_do_not_get_the_chain_operator(question: str) -> None:
+    p = plan(question, entities=INDEX, reference=REF)
+    assert not p.has("chain"), p.cues
+    assert p.chain == () and p.chain_base is None
