@@ -42,6 +42,16 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
             )
         for hop in result.hops:
             console.print(f"  hop: {dump_json(hop, compact=True)}")
+        if result.chain is not None:
+            path = " ".join(
+                f"-{h['relation']}-> {h['object_name']} [{', '.join(h['cites'])}]"
+                for h in result.chain["hops"]
+            )
+            console.print(
+                f"  chain: {result.chain['base']} {path} = {result.chain['answer']}"
+                f" (cost {result.chain['cost']:.2f})",
+                markup=False,
+            )
         for decision in result.current:
             console.print(
                 f"  {decision['mode']} value of {decision['key']}: {decision['winner']} "

@@ -12,9 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from kgmem.api import Memory
 from kgmem.bench.mab import run_mab_bench
+from kgmem.cli.search import search as search_cli
+from kgmem.config import Settings
 from kgmem.ingest.numbered import load_numbered, parse_numbered
 
 # MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
@@ -99,6 +102,15 @@ def test_search_runs_the_chain_operator_and_ranks_its_turns_first(
     assert first.trace["chain"]["relation"] == "capital"
     assert first.trace["chain"]["fact_id"] == result.chain["hops"][2]["fact_id"]
     assert first.terms["chain"] == pytest.approx(memory.settings.w_chain)  # the literal path
+
+
+def test_search_explain_shows_the_chain(settings: Settings, facts: str) -> None:
+    question = "What is the capital of the country of citizenship of the spouse of Thomas Kyd?"
+    args = [question, "--conversation", facts, "--k", "3", "--explain"]
+    out = CliRunner().invoke(search_cli, args, obj=settings)
+    assert out.exit_code == 0, out.output
+    assert "'chain'" in out.output and "chain:spouse > citizenship > capital" in out.output
+    assert f"-capital-> Edinburgh [{facts}:L7] = Edinburgh" in out.output
 
 
 def test_search_without_a_chain_path_is_unchanged(memory: Memory, facts: str) -> None:
