@@ -25,7 +25,12 @@ The JSON report (``--json PATH``) has this schema (version 1)::
                                             "latency_p50_ms", "latency_p95_ms"}},
                "grades": {"exact_at": {"10": x}, "supported_at": {"10": x}},
                "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}}}],
-     "cv": {...}}                     (with --cv only; see `loco_cv`)
+     "cv": {...},                     (with --cv only; see `loco_cv`)
+     "answerability": {"shipped"|"in_sample": {"margin", "own_share", "tp", "fp", "fn",
+                                               "precision", "recall", "f1", ...},
+                       "loco": {"folds": {...}, "precision", "recall", ...}}}
+                                      (``answerable = False`` against category 5, first row;
+                                       see `kgmem.bench.answerability`)
 
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
 """
@@ -41,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from kgmem.api import Memory
+from kgmem.bench.answerability import Item, calibrate
 from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile, summarize
 from kgmem.ingest.locomo import load_locomo
 from kgmem.ingest.pipeline import FactSources
@@ -170,6 +176,7 @@ def run_locomo_bench(
     kmax = max(ks)
     report["rows"] = []
     by_row: dict[str, list[QuestionScore]] = {}
+    features: dict[str, dict[str, Any]] = {}  # question id -> the first row's answerability
     for name, config in rows:
         engine = memory.engine(config)
         per_question: list[QuestionScore] = []
@@ -190,6 +197,7 @@ def run_locomo_bench(
                 )
             )
             neo4j_ms.append(found.timings_ms["neo4j"])
+            features.setdefault(q.id, found.answerability)
             if q.evidence:
                 for k in ks:
                     exact[k].append(float(bool(set(ranked[:k]) & set(q.evidence))))
@@ -219,7 +227,29 @@ def run_locomo_bench(
         )
     if cv:
         report["cv"] = loco_cv(by_row, ks)
+    if rows:
+        report["answerability"] = _answerability(memory, rows[0][1], questions, features, kmax)
     return report
+
+
+def _answerability(
+    memory: Memory,
+    config: EngineConfig,
+    questions: Sequence[QuestionRecord],
+    features: dict[str, dict[str, Any]],
+    k: int,
+) -> dict[str, Any]:
+    """``answerable = False`` against category 5 (`kgmem.bench.answerability`), with the first
+    row's engine; adversarial questions are searched here (they are not ranked)."""
+    engine = memory.engine(config)
+    items: list[Item] = []
+    for q in questions:
+        if q.category == 5:
+            found = engine.search(q.question, q.conversation_id, k)
+            features[q.id] = found.answerability
+        if q.id in features:
+            items.append(Item(q.conversation_id, q.category == 5, features[q.id]))
+    return calibrate(items)
 
 
 def _conversation(question_id: str) -> str:

@@ -32,12 +32,16 @@ from kgmem.time import WEEKDAYS as _WEEKDAY_NAMES
 
 __all__ = [
     "ABSTRACT",
+    "BODY_IDIOMS",
     "GENERIC",
     "GREETINGS",
     "KINSHIP",
+    "PARTITIVE",
     "PRONOUNS",
+    "QUALITIES",
     "WEEKDAYS",
     "EntityResolver",
+    "is_abstract_noun",
     "is_concept_noun",
     "is_non_entity",
     "ner_type",
@@ -114,6 +118,51 @@ ABSTRACT = _words(
 )
 """Abstract, evaluative and quantity nouns: never `concept` entities ("it's a *blast*", "a *ton*
 of fun", "so much *love*"). Written from the conv-26 entity audit of issue 11."""
+QUALITIES = _words(
+    "beauty grace power health wisdom faith trust respect right rights honesty kindness "
+    "patience confidence dedication commitment devotion ambition ambitions determination "
+    "connection connections bond bonds relationship relationships company presence "
+    "story stories detail details wish wishes theme themes imperfection imperfections setback "
+    "setbacks path paths outlet outlets identity identities self selves muse muses spot spots "
+    "kick kicks chat chats talk talks conversation conversations thought thoughts mind minds "
+    "spirit spirits soul souls voice voices potential talent talents skill skills value values "
+    "meaning purpose belief beliefs perspective perspectives role roles place significance "
+    "balance calm comfort encouragement reminder reminders lesson lessons color colors colour "
+    "colours"
+)
+"""Qualities, bonds, communication and evaluation nouns ("Caroline's *dedication*", "share her
+*story*", "made *connections*", "have creative *outlets*"): general English abstract nouns, no
+concrete referent someone owns, eats or goes to."""
+BODY_IDIOMS = _words("back backs heart hearts face faces guts head hand hands eye eyes shoulder")
+"""Body parts as a fact's object are idioms in conversation ("have your *back*", "follow your
+*heart*", "put a smile on my *face*", "got *guts*"), not things someone owns."""
+PARTITIVE = _words(
+    "load loads lot lots bunch bunches plenty couple kind kinds sort sorts type types variety "
+    "varieties number numbers amount amounts ton tons pile piles heap heaps bit bits range "
+    "ranges array loads dozen dozens handful"
+)
+"""Quantity and kind heads whose real object is their ``of`` complement ("*loads* of love",
+"all *kinds* of art"): `kgmem.ingest.extract` looks through them."""
+_ABSTRACT_SUFFIXES = ("ness", "ship", "ships", "dom", "doms", "tude", "tudes", "ity", "ities")
+"""Suffixes that form abstract nouns from adjectives and nouns (English derivational
+morphology: happi*ness*, friend*ship*, free*dom*, grati*tude*, inclusiv*ity*); a word needs
+three letters before the suffix. Concrete ``-ity``/``-ship`` nouns are `_CONCRETE_SUFFIXED`."""
+_CONCRETE_SUFFIXED = _words(
+    "city cities university universities community communities charity charities facility "
+    "facilities activity activities ship ships worship township scholarship scholarships "
+    "internship internships championship championships kingdom dealership"
+)
+"""Concrete or countable nouns that happen to end in an abstract suffix."""
+
+
+def is_abstract_noun(word: str) -> bool:
+    """Whether a single lower-case noun is abstract by vocabulary (`ABSTRACT`, `QUALITIES`,
+    `BODY_IDIOMS`) or by derivational suffix (-ness, -ship, -dom, -tude, -ity)."""
+    if word in ABSTRACT or word in QUALITIES or word in BODY_IDIOMS or word in PARTITIVE:
+        return True
+    if word in _CONCRETE_SUFFIXED:
+        return False
+    return any(word.endswith(sfx) and len(word) - len(sfx) >= 3 for sfx in _ABSTRACT_SUFFIXES)
 DISCOURSE_LEAD = _words(
     "noted note ps fyi btw update reminder anyway anyways also so well and but oh ok okay yes "
     "no sure right"
@@ -195,14 +244,15 @@ def slugify(name: str) -> str:
 
 def is_concept_noun(name: str) -> bool:
     """Whether a common-noun surface can be a `concept` entity: a concrete thing someone owns,
-    likes, does or eats — not an abstract, evaluative or quantity noun (`ABSTRACT`), pronoun,
+    likes, does or eats — not an abstract, evaluative or quantity noun (`is_abstract_noun`),
+    pronoun,
     kinship word, greeting or generic noun, and at least three characters long."""
     words = re.findall(r"[\w']+", name.casefold())
     if not words or len(name) < 3 or not any(c.isalpha() for c in name):
         return False
     head = words[-1]
     return not (
-        head in ABSTRACT
+        is_abstract_noun(head)
         or head in PRONOUNS
         or head in GREETINGS
         or head in GENERIC
@@ -225,7 +275,8 @@ def is_non_entity(name: str, type_: EntityType) -> bool:
 
     Rejects: empty or one-character names, numbers and number words (except years as dates),
     pronouns,
-    weekdays (alone or with "last"/"next"), kinship words alone, greetings, generic nouns, and
+    weekdays (alone or with "last"/"next"), kinship words alone, greetings, discourse words
+    ("FYI", "btw"), generic nouns, and
     for ``date`` anything that is not an absolute calendar date (relative dates are resolved
     per fact against the session date instead, see kgmem.ingest.dates).
     """
@@ -242,7 +293,14 @@ def is_non_entity(name: str, type_: EntityType) -> bool:
         return True
     if len(words) == 1:
         w = words[0]
-        return w in PRONOUNS or w in KINSHIP or w in GREETINGS or w in GENERIC or w in WEEKDAYS
+        return (
+            w in PRONOUNS
+            or w in KINSHIP
+            or w in GREETINGS
+            or w in GENERIC
+            or w in WEEKDAYS
+            or w in DISCOURSE_LEAD
+        )
     return all(w in PRONOUNS or w in GREETINGS or w in GENERIC for w in words)
 
 
@@ -373,12 +431,21 @@ class EntityResolver:
         """The one known person whose first name extends this surface's first name, if unique.
 
         When several match, a unique speaker among them wins (LoCoMo: "Mel" for the speaker
-        Melanie while a "Mell" also occurs); otherwise nothing merges.
+        Melanie while a "Mell" also occurs); otherwise nothing merges. A first name ending in a
+        doubled letter also tries its clipped form ("Mell" -> "Mel" -> Melanie).
         """
         parts = slug.split("-")
         first, rest = parts[0], parts[1:]
         if len(first) < 3:
             return None
+        found = self._nickname_of(first, rest)
+        if found is None and len(first) >= 4 and first[-1] == first[-2]:
+            # English nicknames double the clipped name's last consonant ("Matt", "Jess",
+            # "Mell"): the clipped form "Mel" is the prefix that must extend a known name
+            found = self._nickname_of(first[:-1], rest)
+        return found
+
+    def _nickname_of(self, first: str, rest: list[str]) -> str | None:
         candidates: set[str] = set()
         for (t, known), entity_id in self._index.items():
             if t != "person":

@@ -27,7 +27,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from kgmem.errors import KgmemError
-from kgmem.ingest.entities import GREETINGS, EntityResolver, is_concept_noun, ner_type
+from kgmem.ingest.entities import (
+    GREETINGS,
+    PARTITIVE,
+    WEEKDAYS,
+    EntityResolver,
+    is_concept_noun,
+    ner_type,
+)
 from kgmem.ingest.modality import REPORTING, clause_modality, reporting_subject
 from kgmem.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
 from kgmem.models import EntityRecord, FactRecord, Modality, TimeInterval, TurnRecord
@@ -180,13 +187,14 @@ class SpacyExtractor:
         split = [split_captions(t.text) for t in turns]
         docs = list(nlp.pipe([body for body, _ in split], batch_size=self.batch_size))
         not_persons = self._register_persons(resolver, docs, speakers)
+        lower = {t.text.casefold() for doc in docs for t in doc if t.is_lower}
         facts: list[FactRecord] = []
         mentions: dict[tuple[str, str], None] = {}
         for turn, (_, captions), doc, addressee in zip(
             turns, split, docs, addressees(turns, speakers), strict=True
         ):
             turn_facts = self._turn_facts(
-                turn, doc, captions, addressee, resolver, mentions, not_persons
+                turn, doc, captions, addressee, resolver, mentions, not_persons, lower
             )
             for n, clause_fact in enumerate(turn_facts):
                 facts.append(
@@ -234,6 +242,7 @@ class SpacyExtractor:
         resolver: EntityResolver,
         mentions: dict[tuple[str, str], None],
         not_persons: set[str],
+        lower: set[str],
     ) -> list[FactRecord]:
         speaker = resolver.resolve(turn.speaker, "person")
         token_entity: dict[int, str] = {}
@@ -241,6 +250,10 @@ class SpacyExtractor:
             etype = ner_type(ent.label_)
             if etype == "person" and ent.text in not_persons:
                 continue
+            if etype not in ("person", "date") and _common_word_span(ent, lower):
+                continue  # "Pottery's so relaxing": a capitalised common word, not a name
+            if ent.label_ == "ORG" and _org_modifier(ent):
+                continue  # "a new LGBTQ activist group": the group is the thing
             rec = resolver.resolve(ent.text, etype) if etype else None
             if rec is None:
                 continue
@@ -597,6 +610,39 @@ def _clause_tokens(head: Token, ctx: _TurnContext) -> list[Token]:
     return tokens
 
 
+_QUOTE_CHARS = frozenset("\"'`\u2018\u2019\u201c\u201d")
+
+
+def _common_word_span(ent: Span, lower: set[str]) -> bool:
+    """A non-person NER span that opens its sentence (capitalised by position only), is not
+    quoted, and all of whose words the conversation also writes in lower case ("Pottery's so
+    relaxing", "Clay is so forgiving"): evidence of a common word, not a name. Titles in quotes
+    ("Brave" by Sara Bareilles) stay. A span whose first word has no capital at all ("kids &
+    work", "ya, Melanie") is never a name either ("iPhone" has one)."""
+    if not any(c.isupper() for c in ent.text.split(" ")[0]):
+        return True
+    first = ent.sent.start
+    while first < ent.start and (ent.doc[first].is_punct or ent.doc[first].pos_ == "INTJ"):
+        first += 1
+    if ent.start != first:
+        return False
+    before = ent.doc[ent.start - 1].text if ent.start > 0 else ""
+    if before and before[-1] in _QUOTE_CHARS:
+        return False
+    words = [w.casefold() for w in re.findall(r"[\w']+", ent.text)]
+    return bool(words) and all(w in lower for w in words)
+
+
+def _org_modifier(ent: Span) -> bool:
+    """A one-word ORG span that modifies the common noun right after it ("the *Perseid* meteor
+    shower", "a new *LGBTQ* activist group", "the *Pride* fest"): spaCy tags such modifiers ORG,
+    but the thing named is the noun phrase, which the object rules keep as a `concept`."""
+    if len(ent) != 1 or ent.end >= len(ent.doc):
+        return False
+    after = ent.doc[ent.end]
+    return after.is_alpha and after.is_lower and after.pos_ in ("NOUN", "ADJ")
+
+
 def _chunk_name(tok: Token) -> str:
     """A noun's name in its surface form: its compounds and itself ("mango smoothies"), never a
     lemma (spaCy lemmatises "ramen" to "raman" and "smoothies" to "smoothy")."""
@@ -624,13 +670,24 @@ def _concepts(tok: Token, ctx: _TurnContext) -> list[str]:
     conjuncts: "ramen and mango smoothies" -> ramen, mango smoothies. Abstract and evaluative
     nouns are skipped (`kgmem.ingest.entities.is_concept_noun`)."""
     out: list[str] = []
-    for noun in (tok, *tok.conjuncts):
+    nouns: dict[int, Token] = {}
+    for conjunct in (tok, *tok.conjuncts):
+        real = _through_partitive(conjunct)
+        if real is not None:  # "loads of love and lots of cookies": look through each
+            for noun in (real, *real.conjuncts) if real is not conjunct else (real,):
+                seen = _through_partitive(noun)
+                if seen is not None:
+                    nouns.setdefault(seen.i, seen)
+    for noun in nouns.values():
         if noun.i in ctx.token_entity:
             out.append(ctx.token_entity[noun.i])
             continue
-        if noun.pos_ != "NOUN" or noun.ent_type_ in _VALUE_ENTS:
+        if not _common_noun(noun) or noun.ent_type_ in _VALUE_ENTS:
             continue  # "30 euros", "two hours": values, not things
         name = _chunk_name(noun)
+        gerund = _gerund_head(noun)
+        if gerund is not None:
+            name = f"{name} {gerund.text}"
         if not is_concept_noun(name):
             continue
         rec = ctx.resolver.resolve(name, "concept")
@@ -639,6 +696,43 @@ def _concepts(tok: Token, ctx: _TurnContext) -> list[str]:
             ctx.token_entity.setdefault(noun.i, rec.id)
     return out
 
+
+def _through_partitive(tok: Token) -> Token | None:
+    """The real object behind a quantity or kind head ("*loads* of love" -> love, "all *kinds* of
+    art" -> art); the token itself otherwise; None for a bare partitive ("a lot")."""
+    if tok.lower_ not in PARTITIVE:
+        return tok
+    of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+    return next((c for c in of.children if c.dep_ == "pobj"), None) if of else None
+
+
+def _gerund_head(noun: Token) -> Token | None:
+    """The -ing noun a determiner phrase really ends in when the tagger reads it as a verb
+    ("went to a poetry *reading* last Fri": spaCy parses ``reading`` as an ``acl`` of
+    ``poetry``). Only when the -ing word directly follows, the phrase has a determiner, and the
+    -ing word governs nothing but a date ("a man reading a book" keeps ``man``)."""
+    if noun.i + 1 >= len(noun.doc) or not any(c.dep_ == "det" for c in noun.children):
+        return None
+    nxt = noun.doc[noun.i + 1]
+    if nxt.head.i != noun.i or nxt.dep_ != "acl" or nxt.tag_ != "VBG":
+        return None
+    if any(
+        not (c.ent_type_ in ("DATE", "TIME") or c.lower_.strip(".") in WEEKDAYS or c.is_punct)
+        for c in nxt.children
+    ):
+        return None
+    return nxt
+
+
+def _common_noun(tok: Token) -> bool:
+    """A common noun, or a lower-case word the tagger calls a proper noun ("continue my *edu*"):
+    a name is capitalised."""
+    return tok.pos_ == "NOUN" or (tok.pos_ == "PROPN" and tok.text[:1].islower())
+
+
+_TIME_PREPS = frozenset({"since", "until", "till", "after", "before", "during", "throughout"})
+"""Prepositions whose object is a time or occasion ("since our last *chat*", "after the
+*drive*"): no `concept` entity."""
 
 _CHANGE_VERBS = frozenset({"move", "relocate", "switch", "change", "transfer", "go", "convert"})
 
@@ -851,7 +945,7 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
         if subject_entity is None and subj.pos_ == "PROPN" and head.lemma_.lower() in REPORTING:
             found_subject = _resolve_reporter(subj, ctx)  # only people tell and say
             subject_entity = found_subject[0] if found_subject else None
-        elif subject_entity is None and subj.pos_ == "PROPN":
+        elif subject_entity is None and subj.pos_ == "PROPN" and not _common_noun(subj):
             rec = ctx.resolver.resolve(_chunk_name(subj), "other")
             subject_entity = rec.id if rec else None
         elif subject_entity is None and _possessed_attr(head):
@@ -872,10 +966,10 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
     if obj is not None:
         object_entity = ctx.token_entity.get(obj.i)
         object_concepts: list[str] = []
-        if object_entity is None and obj.pos_ == "PROPN":
+        if object_entity is None and obj.pos_ == "PROPN" and not _common_noun(obj):
             rec = ctx.resolver.resolve(_chunk_name(obj), "other")
             object_entity = rec.id if rec else None
-        elif object_entity is None and head.lemma_.lower() != "be":
+        elif object_entity is None and head.lemma_.lower() != "be" and prep not in _TIME_PREPS:
             object_concepts = _concepts(obj, ctx)
             object_entity = object_concepts[0] if object_concepts else None
     subj_span = {t.i for t in subj.subtree} if subj is not None else set()

@@ -37,6 +37,7 @@ __all__ = [
     "content_terms",
     "judge",
     "stems",
+    "unanswerable",
 ]
 
 #: another person's best fact must cover this many more key terms than the named person's ...
@@ -103,6 +104,10 @@ class Answerability:
         terms: all content terms that were checked.
         persons: the names of the persons the question was checked against.
         reason: a short human-readable explanation.
+        best_own / best_other: key terms covered by the best fact about the named person /
+            about anyone else.
+        asked: the number of distinct key-term stems.
+        in_memory: whether any key term occurs in what memory asserts.
     """
 
     answerable: bool
@@ -110,6 +115,29 @@ class Answerability:
     terms: tuple[str, ...] = ()
     persons: tuple[str, ...] = ()
     reason: str = ""
+    best_own: int = 0
+    best_other: int = 0
+    asked: int = 0
+    in_memory: bool = True
+
+
+def unanswerable(
+    best_own: int,
+    best_other: int,
+    asked: int,
+    in_memory: bool,
+    *,
+    margin: int = SWAP_MARGIN,
+    own_share: float = MAX_OWN_SHARE,
+) -> bool:
+    """The decision rule on its features (module docstring): no key term in memory, or another
+    person's best fact covers ``margin`` more of the ``asked`` key terms than the named person's
+    best fact, which covers at most ``own_share`` of them. ``asked = 0`` is answerable."""
+    if asked == 0:
+        return False
+    if not in_memory:
+        return True
+    return best_other - best_own >= margin and best_own <= own_share * asked
 
 
 @dataclass(frozen=True)
@@ -168,20 +196,27 @@ def judge(
     best_other = max((len(asked & words) for words in others), default=0)
     own_words = frozenset().union(*own) if own else frozenset()
     unsupported = tuple(t for t, s in zip(terms, stems(terms), strict=True) if s not in own_words)
-    if not asked & support.everything:
-        return Answerability(
-            False, unsupported, tuple(terms), tuple(names), "no key term occurs in memory"
-        )
-    if best_other - best_own >= margin and best_own <= own_share * len(asked):
+    in_memory = bool(asked & support.everything)
+    features = {
+        "best_own": best_own,
+        "best_other": best_other,
+        "asked": len(asked),
+        "in_memory": in_memory,
+    }
+    if not in_memory:
+        reason = "no key term occurs in memory"
+    elif unanswerable(best_own, best_other, len(asked), True, margin=margin, own_share=own_share):
         reason = (
             f"another person's fact covers {best_other} of {len(asked)} key terms, the best "
             f"fact about {', '.join(names)} {best_own}"
         )
-        return Answerability(False, unsupported, tuple(terms), tuple(names), reason)
-    return Answerability(
-        True,
-        unsupported,
-        tuple(terms),
-        tuple(names),
-        f"best fact covers {best_own} of {len(asked)}",
-    )
+    else:
+        return Answerability(
+            True,
+            unsupported,
+            tuple(terms),
+            tuple(names),
+            f"best fact covers {best_own} of {len(asked)}",
+            **features,
+        )
+    return Answerability(False, unsupported, tuple(terms), tuple(names), reason, **features)

@@ -368,7 +368,9 @@ class SearchEngine:
         ``as_of`` is None).
 
         Returns:
-            ``{"answerable", "unsupported", "terms", "persons", "reason"}``.
+            ``{"answerable", "unsupported", "terms", "persons", "reason", "best_own",
+            "best_other", "asked", "in_memory"}`` (the last four: the rule's features, for
+            calibration; `kgmem.retrieve.answerable.unanswerable`).
         """
         persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
         support = context.support.get(as_of)
@@ -386,6 +388,10 @@ class SearchEngine:
             "terms": list(decision.terms),
             "persons": list(decision.persons),
             "reason": decision.reason,
+            "best_own": decision.best_own,
+            "best_other": decision.best_other,
+            "asked": decision.asked,
+            "in_memory": decision.in_memory,
         }
 
     def _chain(

@@ -122,3 +122,65 @@ def test_read_path_rebuilds_and_looks_up_without_creating() -> None:
     assert rebuilt.lookup("Melanie", "person").name == "Melanie"  # type: ignore[union-attr]
     assert rebuilt.lookup("Paris") is None
     assert rebuilt.entities() == r.entities()
+
+
+# Issue 11 entity precision: one test per failure kind found in the conv-26 audit.
+
+
+@pytest.mark.parametrize(
+    "noun",
+    ["dedication", "story", "connections", "outlets", "beauty", "friendship", "freedom",
+     "gratitude", "inclusivity", "identities", "kindness"],
+)
+def test_abstract_nouns_by_vocabulary_or_suffix_are_not_concepts(noun: str) -> None:
+    from kgmem.ingest.entities import is_abstract_noun, is_concept_noun
+
+    assert is_abstract_noun(noun)
+    assert not is_concept_noun(noun)
+
+
+@pytest.mark.parametrize("noun", ["back", "guts", "heart", "face"])
+def test_body_part_idioms_are_not_concepts(noun: str) -> None:
+    from kgmem.ingest.entities import is_concept_noun
+
+    assert not is_concept_noun(noun)
+
+
+@pytest.mark.parametrize(
+    "noun",
+    ["city", "university", "community", "charity race", "scholarship", "ship", "pottery",
+     "mango smoothies", "guitar", "adoption agencies"],
+)
+def test_concrete_nouns_with_abstract_looking_endings_stay_concepts(noun: str) -> None:
+    from kgmem.ingest.entities import is_concept_noun
+
+    assert is_concept_noun(noun)
+
+
+@pytest.mark.parametrize("word", ["loads", "lots", "kinds", "bunch"])
+def test_partitive_heads_are_not_concepts(word: str) -> None:
+    from kgmem.ingest.entities import is_concept_noun
+
+    assert not is_concept_noun(word)
+
+
+@pytest.mark.parametrize("word", ["FYI", "btw", "Anyway"])
+def test_discourse_words_alone_are_not_entities(word: str) -> None:
+    assert is_non_entity(word, "organization")
+    assert is_non_entity(word, "other")
+
+
+def test_doubled_letter_nickname_resolves_to_the_speaker() -> None:
+    r = EntityResolver(CID, ["Caroline", "Melanie"])
+    mell = r.resolve("Mell", "person")
+    assert mell is not None and mell.id == "conv-x:e:person:melanie"
+    matt = r.resolve("Matt", "person")  # nobody it could clip: a person of its own
+    assert matt is not None and matt.name == "Matt"
+
+
+def test_doubled_letter_nickname_never_merges_two_candidates() -> None:
+    r = EntityResolver(CID, ["Ann", "Bob"])
+    r.resolve("Melanie", "person")
+    r.resolve("Melissa", "person")
+    mell = r.resolve("Mell", "person")
+    assert mell is not None and mell.name == "Mell"

@@ -178,3 +178,70 @@ def test_ids_are_deterministic_and_serials_run_in_order(extractor: SpacyExtracto
     assert ids[0] == "c1:x:D1:1:0"
     assert all(f.id.startswith(f"c1:x:{f.cites[0].split(':', 1)[1]}:") for f in first.facts)
     assert len({e.id for e in first.entities}) == len(first.entities)
+
+
+# Issue 11 entity precision: one test per failure kind found in the conv-26 audit.
+
+
+def _names(result: Extraction) -> dict[str, str]:
+    return {e.name: e.type for e in result.entities}
+
+
+def test_sentence_initial_common_word_is_no_organization(extractor: SpacyExtractor) -> None:
+    result = _run(
+        extractor,
+        ("Melanie", "Pottery is so relaxing. I signed up for a class."),
+        ("Caroline", "I love pottery too."),
+    )
+    names = _names(result)
+    assert "Pottery" not in names
+    assert names.get("pottery") == "concept"
+
+
+def test_lowercase_ner_span_is_no_name(extractor: SpacyExtractor) -> None:
+    result = _run(extractor, ("Melanie", "I'm swamped with the kids & work, ya know."))
+    assert not any(
+        t in ("organization", "other", "place") and n[:1].islower()
+        for n, t in _names(result).items()
+    )
+
+
+def test_org_label_on_a_modifier_is_not_an_organization(extractor: SpacyExtractor) -> None:
+    result = _run(extractor, ("Caroline", "I just joined a new LGBTQ activist group."))
+    names = _names(result)
+    assert "LGBTQ" not in names
+    assert names.get("LGBTQ activist group") == "concept"
+
+
+def test_abstract_objects_yield_no_concepts(extractor: SpacyExtractor) -> None:
+    result = _run(
+        extractor,
+        ("Melanie", "My friends really have my back."),
+        ("Melanie", "I appreciate your friendship and your dedication."),
+        ("Melanie", "I have been blessed with loads of love."),
+    )
+    assert not any(t == "concept" for t in _names(result).values())
+
+
+def test_partitive_head_is_looked_through(extractor: SpacyExtractor) -> None:
+    result = _run(extractor, ("Melanie", "I baked lots of cookies and loads of muffins."))
+    names = _names(result)
+    assert names.get("cookies") == "concept"
+    assert "lots" not in names and "loads" not in names
+
+
+def test_object_of_a_time_preposition_is_no_concept(extractor: SpacyExtractor) -> None:
+    result = _run(extractor, ("Melanie", "I have been painting a lot since our last chat."))
+    assert "chat" not in _names(result)
+
+
+def test_lowercase_proper_noun_tag_is_a_concept(extractor: SpacyExtractor) -> None:
+    result = _run(extractor, ("Caroline", "I continued my edu last year."))
+    assert _names(result).get("edu") == "concept"
+
+
+def test_gerund_read_as_verb_stays_in_the_concept_name(extractor: SpacyExtractor) -> None:
+    result = _run(extractor, ("Caroline", "I went to a poetry reading last Fri."))
+    names = _names(result)
+    assert names.get("poetry reading") == "concept"
+    assert "poetry" not in names
