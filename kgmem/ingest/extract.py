@@ -37,7 +37,14 @@ from kgmem.ingest.entities import (
 )
 from kgmem.ingest.modality import REPORTING, clause_modality, reporting_subject
 from kgmem.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
-from kgmem.models import EntityRecord, FactRecord, Modality, TimeInterval, TurnRecord
+from kgmem.models import (
+    EntityRecord,
+    EntityType,
+    FactRecord,
+    Modality,
+    TimeInterval,
+    TurnRecord,
+)
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -724,6 +731,25 @@ def _gerund_head(noun: Token) -> Token | None:
     return nxt
 
 
+_LIGHT_IDIOMS: dict[str, frozenset[str]] = {
+    "do": frozenset({"job", "favor", "favour", "best", "trick", "justice"}),
+    "take": frozenset({"care", "part", "place", "turn", "turns", "advantage", "note"}),
+    "make": frozenset({"sense", "difference", "point", "effort", "use", "progress"}),
+    "pay": frozenset({"attention", "tribute", "visit"}),
+}
+"""Light-verb idioms whose object names nothing ("doing an awesome *job*", "take *care*", "make a
+*difference*"): no `concept` entity (the fact itself is kept)."""
+
+
+def _name_type(tok: Token) -> EntityType:
+    """The type of a proper-noun subject or object no NER span covers: ``work`` for a quoted
+    title ("*Brave*" by Sara Bareilles: quotes mark song, book and film titles in English
+    prose), ``other`` otherwise."""
+    left = min((t.i for t in tok.subtree if not t.is_punct), default=tok.i)
+    before = tok.doc[left - 1].text if left > 0 else ""
+    return "work" if before and before[-1] in _QUOTE_CHARS else "other"
+
+
 def _common_noun(tok: Token) -> bool:
     """A common noun, or a lower-case word the tagger calls a proper noun ("continue my *edu*"):
     a name is capitalised."""
@@ -946,7 +972,7 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
             found_subject = _resolve_reporter(subj, ctx)  # only people tell and say
             subject_entity = found_subject[0] if found_subject else None
         elif subject_entity is None and subj.pos_ == "PROPN" and not _common_noun(subj):
-            rec = ctx.resolver.resolve(_chunk_name(subj), "other")
+            rec = ctx.resolver.resolve(_chunk_name(subj), _name_type(subj))
             subject_entity = rec.id if rec else None
         elif subject_entity is None and _possessed_attr(head):
             # "Spicy ramen and mango smoothies are my go-to lunch": the subject is the thing
@@ -967,9 +993,14 @@ def _clause(head: Token, ctx: _TurnContext, speaker: str) -> Clause | None:
         object_entity = ctx.token_entity.get(obj.i)
         object_concepts: list[str] = []
         if object_entity is None and obj.pos_ == "PROPN" and not _common_noun(obj):
-            rec = ctx.resolver.resolve(_chunk_name(obj), "other")
+            rec = ctx.resolver.resolve(_chunk_name(obj), _name_type(obj))
             object_entity = rec.id if rec else None
-        elif object_entity is None and head.lemma_.lower() != "be" and prep not in _TIME_PREPS:
+        elif (
+            object_entity is None
+            and head.lemma_.lower() != "be"
+            and prep not in _TIME_PREPS
+            and obj.lower_ not in _LIGHT_IDIOMS.get(head.lemma_.lower(), ())
+        ):
             object_concepts = _concepts(obj, ctx)
             object_entity = object_concepts[0] if object_concepts else None
     subj_span = {t.i for t in subj.subtree} if subj is not None else set()

@@ -67,6 +67,7 @@ __all__ = [
     "classify",
     "current",
     "relation_family",
+    "restates",
     "supersession_chain",
     "supersession_key",
     "supersession_links",
@@ -397,7 +398,8 @@ def supersession_chain(facts: Sequence[FactRecord]) -> list[tuple[str, str]]:
     Facts are grouped by (conversation, key) — ``fact.key`` when set, else `supersession_key` —
     and ordered by serial, then valid_from, then id. Facts without a key take no part. Pairs are
     returned grouped by key (keys sorted), oldest pair first; a fact listed twice (same id)
-    counts once.
+    counts once. A fact that `restates` its predecessor supersedes nothing; the next real change
+    then supersedes every fact that stated the value it replaces.
 
     Returns:
         e.g. ``[("f-lisbon", "f-berlin")]`` for "I live in Berlin" (serial 1) and "I moved to
@@ -412,13 +414,50 @@ def supersession_chain(facts: Sequence[FactRecord]) -> list[tuple[str, str]]:
     for group_key in sorted(groups):
         ordered = sorted(groups[group_key].values(), key=_order)
         multi = group_key[1].count("|") >= 2
-        pairs.extend(
-            (newer.id, older.id)
-            for older, newer in pairwise(ordered)
+        run: list[FactRecord] = ordered[:1]  # the facts stating the value now current
+        for older, newer in pairwise(ordered):
             # a multi-valued value changes only with a change cue or a negation naming it
-            if not multi or newer.modality == "negated" or change_cue(newer.text)
-        )
+            if multi and newer.modality != "negated" and not change_cue(newer.text):
+                run = [newer]
+                continue
+            if restates(older, newer):
+                run.append(newer)  # the same value said again: it confirms, never replaces
+                continue
+            pairs.extend((newer.id, old.id) for old in run)
+            run = [newer]
     return pairs
+
+
+_CONTINUATION = re.compile(r"\b(still|keeps?|kept|keeping|continu\w*|again)\b", re.IGNORECASE)
+"""Continuation cues: "Jon is *still* working on his biz", "I *keep* running the store"."""
+
+
+def restates(older: FactRecord, newer: FactRecord) -> bool:
+    """Whether an extracted ``newer`` fact says the same value as ``older`` again rather than a
+    new one: same polarity and modality, and either the same relation and object head word
+    ("lost her job" after "lost her job at Door Dash"), or, with no change cue, the same object
+    head word ("working on her online store" twice) or a continuation cue ("still", "keep",
+    "continue", "again"). A negation never restates (it is a retraction). Facts of loaders that know their own relations (``source`` other than
+    ``extracted``, e.g. numbered statements) are never restatements: there the latest wins.
+    """
+    if newer.source != "extracted" or older.source != "extracted":
+        return False
+    if newer.modality != older.modality or newer.modality == "negated":
+        return False
+    if _normalise(newer.relation).startswith("not_") != _normalise(older.relation).startswith(
+        "not_"
+    ):
+        return False
+    old_words = {_head_word([w]) for w in _object_words(older.object)}
+    new_words = {_head_word([w]) for w in _object_words(newer.object)}
+    old_head = _head_word(_object_words(older.object))
+    new_head = _head_word(_object_words(newer.object))
+    same_value = bool(old_head and new_head) and (old_head in new_words or new_head in old_words)
+    if same_value and _normalise(newer.relation) == _normalise(older.relation):
+        return True  # the same event told twice, even with a change verb ("lost her job")
+    if change_cue(newer.text):
+        return False  # "quit my job" after "got a job": a change naming the same thing
+    return same_value or bool(_CONTINUATION.search(newer.text))
 
 
 class Link(tuple[str, str, str, float]):

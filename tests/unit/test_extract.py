@@ -245,3 +245,17 @@ def test_gerund_read_as_verb_stays_in_the_concept_name(extractor: SpacyExtractor
     names = _names(result)
     assert names.get("poetry reading") == "concept"
     assert "poetry" not in names
+
+
+def test_quoted_title_is_a_work(extractor: SpacyExtractor) -> None:
+    result = _run(
+        extractor, ("Caroline", '"Brave" by Sara Bareilles has a lot of significance for me.')
+    )
+    assert _names(result).get("Brave") == "work"
+
+
+def test_light_verb_idiom_object_is_no_concept(extractor: SpacyExtractor) -> None:
+    result = _run(extractor, ("Caroline", "You are doing an awesome job with the kids."))
+    assert "job" not in _names(result)
+    result = _run(extractor, ("Caroline", "I got a new job at the bakery."))
+    assert _names(result).get("job") == "concept"

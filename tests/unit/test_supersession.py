@@ -190,3 +190,58 @@ def test_losing_a_job_supersedes_the_employer() -> None:
     assert [f.key for f in keyed] == ["gina|employer", "gina|employer"]
     assert supersession_chain(keyed) == [("f-lost", "f-job")]
     assert supersession_key(fact("f", "lose", "the game", "Gina lost the game", 3)) is None
+
+
+# Issue 11 supersession precision: a restatement is not a change (dev audit kinds).
+
+
+def _xf(fid: str, serial: int, relation: str, obj: str, text: str) -> FactRecord:
+    return FactRecord(
+        id=fid,
+        conversation_id="c",
+        subject="c:e:person:gina",
+        relation=relation,
+        object=obj,
+        text=text,
+        source="extracted",
+        cites=(f"c:D1:{serial}",),
+        serial=serial,
+        key="c:e:person:gina|employer",
+    )
+
+
+def test_same_event_told_twice_supersedes_nothing() -> None:
+    from kgmem.ingest.supersession import supersession_chain
+
+    a = _xf("a", 1, "lose", "Gina's job at Door Dash", "Gina lost Gina's job at Door Dash")
+    b = _xf("b", 2, "lose", "c:e:concept:job", "Gina lost Gina's job")
+    assert supersession_chain([a, b]) == []
+
+
+def test_continuation_cue_confirms_and_the_next_change_ends_the_whole_run() -> None:
+    from kgmem.ingest.supersession import supersession_chain
+
+    a = _xf("a", 1, "work_on", "c:e:concept:dance-studio", "Jon is working on the dance studio")
+    b = _xf("b", 2, "work_on", "c:e:concept:biz", "Jon is still working on Jon's biz")
+    c = _xf("c", 3, "work_at", "c:e:organization:acme", "Jon works at Acme now")
+    assert supersession_chain([a, b, c]) == [("c", "a"), ("c", "b")]
+
+
+def test_change_verb_naming_the_same_thing_is_still_a_change() -> None:
+    from kgmem.ingest.supersession import supersession_chain
+
+    a = _xf("a", 1, "get", "c:e:concept:job", "Gina got a job at the bakery")
+    b = _xf("b", 2, "quit", "c:e:concept:job", "Gina quit Gina's job")
+    assert supersession_chain([a, b]) == [("b", "a")]
+
+
+def test_numbered_statements_always_chain() -> None:
+    from kgmem.ingest.supersession import supersession_chain
+
+    a = _xf("a", 1, "work_at", "Acme", "Gina works at Acme").model_copy(
+        update={"source": "manual"}
+    )
+    b = _xf("b", 2, "work_at", "Acme", "Gina works at Acme").model_copy(
+        update={"source": "manual"}
+    )
+    assert supersession_chain([a, b]) == [("b", "a")]
