@@ -442,6 +442,10 @@ def restates(older: FactRecord, newer: FactRecord) -> bool:
     """
     if newer.source != "extracted" or older.source != "extracted":
         return False
+    for fact in (older, newer):  # keyed by these rules, not by a relation lexicon
+        derived = supersession_key(fact)
+        if derived is None or (fact.key is not None and fact.key != derived):
+            return False
     if newer.modality != older.modality or newer.modality == "negated":
         return False
     if _normalise(newer.relation).startswith("not_") != _normalise(older.relation).startswith(
