@@ -106,9 +106,7 @@ def _choose(items: Sequence[Item], grid: Sequence[tuple[int, float]]) -> tuple[i
     return max(scored, key=lambda ps: (ps[1]["f1"], ps[1]["precision"]))[0]
 
 
-def calibrate(
-    items: Sequence[Item], grid: Sequence[tuple[int, float]] = GRID
-) -> dict[str, Any]:
+def calibrate(items: Sequence[Item], grid: Sequence[tuple[int, float]] = GRID) -> dict[str, Any]:
     """Shipped, in-sample and leave-one-conversation-out scores (module docstring).
 
     Returns:

@@ -163,6 +163,8 @@ def is_abstract_noun(word: str) -> bool:
     if word in _CONCRETE_SUFFIXED:
         return False
     return any(word.endswith(sfx) and len(word) - len(sfx) >= 3 for sfx in _ABSTRACT_SUFFIXES)
+
+
 DISCOURSE_LEAD = _words(
     "noted note ps fyi btw update reminder anyway anyways also so well and but oh ok okay yes "
     "no sure right"

@@ -437,8 +437,9 @@ def restates(older: FactRecord, newer: FactRecord) -> bool:
     new one: same polarity and modality, and either the same relation and object head word
     ("lost her job" after "lost her job at Door Dash"), or, with no change cue, the same object
     head word ("working on her online store" twice) or a continuation cue ("still", "keep",
-    "continue", "again"). A negation never restates (it is a retraction). Facts of loaders that know their own relations (``source`` other than
-    ``extracted``, e.g. numbered statements) are never restatements: there the latest wins.
+    "continue", "again"). A negation never restates (it is a retraction). Only facts keyed by
+    this module's rules qualify: annotations, manual facts and the relation-lexicon statements
+    of numbered lists (key ``<subject>|<relation id>``) never restate; there the latest wins.
     """
     if newer.source != "extracted" or older.source != "extracted":
         return False

@@ -197,12 +197,6 @@ def judge(
     own_words = frozenset().union(*own) if own else frozenset()
     unsupported = tuple(t for t, s in zip(terms, stems(terms), strict=True) if s not in own_words)
     in_memory = bool(asked & support.everything)
-    features = {
-        "best_own": best_own,
-        "best_other": best_other,
-        "asked": len(asked),
-        "in_memory": in_memory,
-    }
     if not in_memory:
         reason = "no key term occurs in memory"
     elif unanswerable(best_own, best_other, len(asked), True, margin=margin, own_share=own_share):
@@ -217,6 +211,19 @@ def judge(
             tuple(terms),
             tuple(names),
             f"best fact covers {best_own} of {len(asked)}",
-            **features,
+            best_own,
+            best_other,
+            len(asked),
+            in_memory,
         )
-    return Answerability(False, unsupported, tuple(terms), tuple(names), reason, **features)
+    return Answerability(
+        False,
+        unsupported,
+        tuple(terms),
+        tuple(names),
+        reason,
+        best_own,
+        best_other,
+        len(asked),
+        in_memory,
+    )

@@ -129,8 +129,19 @@ def test_read_path_rebuilds_and_looks_up_without_creating() -> None:
 
 @pytest.mark.parametrize(
     "noun",
-    ["dedication", "story", "connections", "outlets", "beauty", "friendship", "freedom",
-     "gratitude", "inclusivity", "identities", "kindness"],
+    [
+        "dedication",
+        "story",
+        "connections",
+        "outlets",
+        "beauty",
+        "friendship",
+        "freedom",
+        "gratitude",
+        "inclusivity",
+        "identities",
+        "kindness",
+    ],
 )
 def test_abstract_nouns_by_vocabulary_or_suffix_are_not_concepts(noun: str) -> None:
     from kgmem.ingest.entities import is_abstract_noun, is_concept_noun
@@ -148,8 +159,18 @@ def test_body_part_idioms_are_not_concepts(noun: str) -> None:
 
 @pytest.mark.parametrize(
     "noun",
-    ["city", "university", "community", "charity race", "scholarship", "ship", "pottery",
-     "mango smoothies", "guitar", "adoption agencies"],
+    [
+        "city",
+        "university",
+        "community",
+        "charity race",
+        "scholarship",
+        "ship",
+        "pottery",
+        "mango smoothies",
+        "guitar",
+        "adoption agencies",
+    ],
 )
 def test_concrete_nouns_with_abstract_looking_endings_stay_concepts(noun: str) -> None:
     from kgmem.ingest.entities import is_concept_noun

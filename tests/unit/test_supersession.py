@@ -237,12 +237,8 @@ def test_change_verb_naming_the_same_thing_is_still_a_change() -> None:
 def test_numbered_statements_always_chain() -> None:
     from kgmem.ingest.supersession import supersession_chain
 
-    a = _xf("a", 1, "work_at", "Acme", "Gina works at Acme").model_copy(
-        update={"source": "manual"}
-    )
-    b = _xf("b", 2, "work_at", "Acme", "Gina works at Acme").model_copy(
-        update={"source": "manual"}
-    )
+    a = _xf("a", 1, "work_at", "Acme", "Gina works at Acme").model_copy(update={"source": "manual"})
+    b = _xf("b", 2, "work_at", "Acme", "Gina works at Acme").model_copy(update={"source": "manual"})
     lexicon = {"key": "c:e:person:gina|work_location"}  # a relation-lexicon statement's key
     c = _xf("c", 3, "work_location", "c:e:place:paris", "Gina works in Paris")
     d = _xf("d", 4, "work_location", "c:e:place:paris", "Gina works in Paris")
