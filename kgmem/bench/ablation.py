@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from kgmem.bench.fusion import FUSION_ROW
 from kgmem.config import Settings
 from kgmem.retrieve.engine import EngineConfig
 from kgmem.retrieve.score import ScoreWeights
@@ -65,7 +66,7 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
             base.with_(generators=frozenset({"dense_turns", "dense_facts"}), weights=first_cut),
         )
     )
-    rows.append(("(neg) RRF of whole lists", base.with_(engine="rrf")))
+    rows.append((FUSION_ROW, base))  # run through kgmem.bench.fusion.FusionEngine
     return rows
 
 

@@ -47,11 +47,12 @@ from typing import Any
 
 from kgmem.api import Memory
 from kgmem.bench.answerability import Item, calibrate
+from kgmem.bench.fusion import FUSION_ROW, RRF_DEPTH, RRF_K, FusionEngine
 from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile, summarize
 from kgmem.ingest.locomo import load_locomo
 from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, QuestionRecord
-from kgmem.retrieve.engine import EngineConfig
+from kgmem.retrieve.engine import EngineConfig, SearchEngine
 
 __all__ = [
     "SCHEMA",
@@ -178,7 +179,9 @@ def run_locomo_bench(
     by_row: dict[str, list[QuestionScore]] = {}
     features: dict[str, dict[str, Any]] = {}  # question id -> the first row's answerability
     for name, config in rows:
-        engine = memory.engine(config)
+        engine: SearchEngine | FusionEngine = (
+            FusionEngine(memory.engine(config)) if name == FUSION_ROW else memory.engine(config)
+        )
         per_question: list[QuestionScore] = []
         neo4j_ms: list[float] = []
         exact: dict[int, list[float]] = {k: [] for k in ks}
@@ -210,7 +213,8 @@ def run_locomo_bench(
         report["rows"].append(
             {
                 "name": name,
-                "config": _config_json(config),
+                "config": _config_json(config)
+                | ({"fusion": {"rrf_k": RRF_K, "depth": RRF_DEPTH}} if name == FUSION_ROW else {}),
                 "metrics": {key: value.to_dict() for key, value in summary.items()},
                 "grades": {
                     "exact_at": {str(k): _mean(v) for k, v in exact.items()},

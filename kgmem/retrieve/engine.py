@@ -5,8 +5,8 @@ Engines:
 - ``linked``: small generator pools (dense turns, dense facts → cited turns, and the
   generators of `kgmem.retrieve.generators`) merged by turn id and scored once by
   `kgmem.retrieve.score.score_candidates`.
-- ``rrf``: reciprocal-rank fusion of whole ranked lists, a negative row of the benchmark
-  (measured worse than the single scorer; docs/design.md §3.6).
+(Reciprocal-rank fusion of whole lists, measured worse than the single scorer, is a negative
+row of the benchmark: `kgmem.bench.fusion`.)
 
 Nothing here imports the driver; Cypher runs through `kgmem.store.Store` by statement name.
 """
@@ -14,7 +14,7 @@ Nothing here imports the driver; Cypher runs through `kgmem.store.Store` by stat
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -43,7 +43,7 @@ from kgmem.store import Store
 
 __all__ = ["ALL_GENERATORS", "EngineConfig", "SearchEngine", "SearchResult"]
 
-EngineName = Literal["cosine", "linked", "rrf"]
+EngineName = Literal["cosine", "linked"]
 FactSourceChoice = Literal["annotation", "extracted", "both"]
 
 #: every generator the linked engine knows, in ablation order (the planner budgets the same set)
@@ -55,7 +55,7 @@ class EngineConfig:
     """One frozen retrieval configuration (a row of the ablation table).
 
     Attributes:
-        engine: ``cosine``, ``linked`` or ``rrf`` (negative benchmark row).
+        engine: ``cosine`` or ``linked``.
         generators: generator names switched on (see `ALL_GENERATORS`).
         weights: scorer weights (0 switches a term off).
         fact_sources: which fact sources the fact generators read.
@@ -129,10 +129,6 @@ class EngineConfig:
     def sources(self) -> list[str] | None:
         return None if self.fact_sources == "both" else [self.fact_sources]
 
-
-#: reciprocal-rank fusion constant and list depth of the negative "rrf" row
-RRF_K = 60
-RRF_DEPTH = 100
 
 #: the shipped default generator set (the best dev configuration; see README "Benchmarks")
 DEFAULT_GENERATORS = frozenset({"dense_turns", "dense_facts", "fulltext"})
@@ -288,48 +284,6 @@ class SearchEngine:
             as_of=as_of,
         )
         return qplan, current_ids, pools
-
-    def _rrf(
-        self, params: dict[str, Any], query: str, k: int, cfg: EngineConfig
-    ) -> tuple[list[Hit], int]:
-        """Reciprocal-rank fusion of WHOLE ranked lists (Cormack et al., SIGIR 2009, k=60): the
-        measured-worse alternative to one scorer over small pools, kept as a negative row."""
-        whole = cfg.with_(generators=frozenset({"dense_turns", "dense_facts", "fulltext"}))
-        pools = gen.linked_read(self.store, params, plan(query), whole, depth=RRF_DEPTH).seeds
-        own_score: dict[str, Callable[[Candidate], float]] = {
-            "dense_turns": lambda c: c.cosine,
-            "dense_facts": lambda c: c.fact_cosine or 0.0,
-            "fulltext": lambda c: c.bonus.get("bm25", 0.0),
-        }
-        lists = [
-            sorted(pool, key=lambda c, f=own_score[name]: -f(c))  # type: ignore[misc]
-            for name, pool in pools.items()
-        ]
-        fused: dict[str, float] = {}
-        first: dict[str, Candidate] = {}
-        for ranked in lists:
-            seen: set[str] = set()
-            for c in ranked:
-                if c.turn_id in seen:
-                    continue
-                seen.add(c.turn_id)
-                fused[c.turn_id] = fused.get(c.turn_id, 0.0) + 1.0 / (RRF_K + len(seen))
-                first.setdefault(c.turn_id, c)
-        order = sorted(fused, key=lambda t: (-fused[t], first[t].index))
-        hits = [
-            Hit(
-                turn_id=t,
-                text=first[t].text,
-                speaker=first[t].speaker,
-                session=first[t].session,
-                observed_at=first[t].observed_at,
-                score=round(fused[t], 6),
-                terms={"rrf": round(fused[t], 6)},
-                trace={"generators": sorted(first[t].generators)},
-            )
-            for t in order
-        ]
-        return hits, len(fused)
 
     @staticmethod
     def _resolve_state(
@@ -513,9 +467,6 @@ class SearchEngine:
             for hit in hits:
                 hit.terms = {"cosine": hit.terms["cosine"]}
             n_candidates = len(pool)
-        elif cfg.engine == "rrf":
-            qplan = plan(query)
-            hits, n_candidates = self._rrf(params, query, k, cfg)
         else:
             cached = self.contexts.get(conversation_id)
             context = cached if cached is not None else self._context(conversation_id)
