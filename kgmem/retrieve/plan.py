@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -74,16 +74,7 @@ Operator = Literal[
     "aggregate",
     "inference",
 ]
-OPERATORS: tuple[Operator, ...] = (
-    "semantic",
-    "entity",
-    "temporal",
-    "current_value",
-    "multi_hop",
-    "chain",
-    "aggregate",
-    "inference",
-)
+OPERATORS: tuple[Operator, ...] = get_args(Operator)
 Slot = Literal[
     "time", "duration", "place", "person", "count", "reason", "manner", "thing", "yes_no", "other"
 ]
