@@ -29,7 +29,7 @@ The JSON report (``--json PATH``) has this schema (version 1)::
      "answerability": {"shipped"|"in_sample": {"margin", "own_share", "tp", "fp", "fn",
                                                "precision", "recall", "f1", ...},
                        "loco": {"folds": {...}, "precision", "recall", ...}}}
-                                      (``answerable = False`` against category 5, first row;
+                                      (``answerable = False`` against category 5, shipped config;
                                        see `kgmem.bench.answerability`)
 
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
@@ -177,7 +177,10 @@ def run_locomo_bench(
     kmax = max(ks)
     report["rows"] = []
     by_row: dict[str, list[QuestionScore]] = {}
-    features: dict[str, dict[str, Any]] = {}  # question id -> the first row's answerability
+    # answerability is measured with the shipped configuration: a row that IS it lends its
+    # features (question id -> SearchResult.answerability); otherwise they are searched anew
+    shipped = memory.engine().config
+    features: dict[str, dict[str, Any]] = {}
     for name, config in rows:
         engine: SearchEngine | FusionEngine = (
             FusionEngine(memory.engine(config)) if name == FUSION_ROW else memory.engine(config)
@@ -200,7 +203,8 @@ def run_locomo_bench(
                 )
             )
             neo4j_ms.append(found.timings_ms["neo4j"])
-            features.setdefault(q.id, found.answerability)
+            if config == shipped and name != FUSION_ROW:
+                features.setdefault(q.id, found.answerability)
             if q.evidence:
                 for k in ks:
                     exact[k].append(float(bool(set(ranked[:k]) & set(q.evidence))))
@@ -232,7 +236,7 @@ def run_locomo_bench(
     if cv:
         report["cv"] = loco_cv(by_row, ks)
     if rows:
-        report["answerability"] = _answerability(memory, rows[0][1], questions, features, kmax)
+        report["answerability"] = _answerability(memory, shipped, questions, features, kmax)
     return report
 
 
@@ -243,12 +247,13 @@ def _answerability(
     features: dict[str, dict[str, Any]],
     k: int,
 ) -> dict[str, Any]:
-    """``answerable = False`` against category 5 (`kgmem.bench.answerability`), with the first
-    row's engine; adversarial questions are searched here (they are not ranked)."""
+    """``answerable = False`` against category 5 (`kgmem.bench.answerability`), with the
+    shipped configuration ``config``; adversarial questions, and the others when no ranked row
+    was the shipped configuration, are searched here."""
     engine = memory.engine(config)
     items: list[Item] = []
     for q in questions:
-        if q.category == 5:
+        if q.category == 5 or (q.category in SCORED_CATEGORIES and q.id not in features):
             found = engine.search(q.question, q.conversation_id, k)
             features[q.id] = found.answerability
         if q.id in features:
