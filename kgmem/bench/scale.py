@@ -551,25 +551,15 @@ def _locomo_summary(report: dict[str, Any], seconds: float) -> dict[str, Any]:
 
 def _sizes(memory: Memory) -> tuple[int | None, int | None]:
     """(store bytes, data bytes) of the local server when the memory talks to it, else None."""
-    from kgmem.store.server import LocalNeo4j
+    from kgmem.store.server import LocalNeo4j, tree_bytes
 
     settings = memory.settings
     server = LocalNeo4j.from_settings(settings)
     if settings.neo4j_uri.rstrip("/") != server.bolt_uri or not server.status().running:
         return None, None
 
-    def tree(folder: Path) -> int:
-        total = 0
-        for path in folder.rglob("*") if folder.is_dir() else ():
-            try:
-                if path.is_file():
-                    total += path.stat().st_size
-            except OSError:
-                continue
-        return total
-
     data = server.home / "data"
-    return tree(data / "databases" / settings.neo4j_database), tree(data)
+    return tree_bytes(data / "databases" / settings.neo4j_database), tree_bytes(data)
 
 
 def _server_memory(store: Store) -> dict[str, str | None]:

@@ -48,6 +48,7 @@ __all__ = [
     "ServerStatus",
     "default_lib_dir",
     "find_java",
+    "tree_bytes",
 ]
 
 log = logging.getLogger(__name__)
@@ -389,7 +390,7 @@ class LocalNeo4j:
     def status(self) -> ServerStatus:
         """Process state and store size; never touches the network."""
         pid = self._live_pid()
-        size = _tree_bytes(self.home / "data")
+        size = tree_bytes(self.home / "data")
         return ServerStatus(pid is not None, pid, self.bolt_uri, self.browser_url, self.home, size)
 
     def start(self) -> ServerStatus:
@@ -606,7 +607,7 @@ def _clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
 
 
-def _tree_bytes(folder: Path) -> int:
+def tree_bytes(folder: Path) -> int:
     """Apparent size of all files under ``folder`` in bytes (files vanishing meanwhile skipped)."""
     total = 0
     for path in folder.rglob("*") if folder.is_dir() else ():
