@@ -21,7 +21,7 @@ The JSON report (``--json PATH``) has this schema (version 1)::
                   "facts_per_turn": {"annotation": x, "extracted": x}, "temporal_dated": x},
      "rows": [{"name": str, "config": {...},
                "metrics": {"all"|"1".."4": {"n", "all_at": {"5": x, ...}, "any_at", "recall_at",
-                                            "ndcg_at", "mrr", "candidates",
+                                            "ndcg_at", "mrr", "candidates", "pool_all",
                                             "latency_p50_ms", "latency_p95_ms"}},
                "grades": {"exact_at": {"10": x}, "supported_at": {"10": x}},
                "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}}}],
@@ -33,6 +33,10 @@ The JSON report (``--json PATH``) has this schema (version 1)::
                                        see `kgmem.bench.answerability`)
 
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
+``candidates`` is the mean pool size (distinct turns the scorer examined) and ``pool_all`` the
+share of questions with every gold turn in that pool: the ceiling of ALL@k for that row's
+generators, so a change shows whether it moved candidate generation or ranking (issue 13). The
+cosine row's pool is its top ``max(ks)``.
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ __all__ = [
 
 SCHEMA = "kgmem.bench.locomo/1"
 SCORED_CATEGORIES = (1, 2, 3, 4)
+#: hits asked of the linked engine per question: more than any pool, so every candidate returns
+POOL_DEPTH = 10_000
 Progress = Callable[[str, int, int], None]
 
 
@@ -181,6 +187,7 @@ def run_locomo_bench(
     # features (question id -> SearchResult.answerability); otherwise they are searched anew
     shipped = memory.engine().config
     features: dict[str, dict[str, Any]] = {}
+    rewritten: dict[str, Any] = {}  # query text the engine embeds (`query_text`) -> vector
     for name, config in rows:
         engine: SearchEngine | FusionEngine = (
             FusionEngine(memory.engine(config)) if name == FUSION_ROW else memory.engine(config)
@@ -189,9 +196,20 @@ def run_locomo_bench(
         neo4j_ms: list[float] = []
         exact: dict[int, list[float]] = {k: [] for k in ks}
         supported: dict[int, list[float]] = {k: [] for k in ks}
+        # the linked engine returns its whole ranked pool when asked for enough hits, which
+        # gives pool ALL; the cosine baseline's k is its pool, so it keeps max(ks)
+        depth = kmax if config.engine == "cosine" else POOL_DEPTH
         for _n, q in enumerate(scored):
-            found = engine.search(q.question, q.conversation_id, kmax, embedding=vectors[q.id])
-            ranked = tuple(h.turn_id for h in found.hits)
+            vector = vectors[q.id]
+            if isinstance(engine, SearchEngine):  # what the engine itself would embed
+                text = engine.query_text(q.question, q.conversation_id)
+                if text != q.question:
+                    if text not in rewritten:
+                        rewritten[text] = memory.embedder.encode_one(text)
+                    vector = rewritten[text]
+            found = engine.search(q.question, q.conversation_id, depth, embedding=vector)
+            whole = tuple(h.turn_id for h in found.hits)
+            ranked = whole[:kmax]
             per_question.append(
                 QuestionScore(
                     question_id=q.id,
@@ -200,6 +218,7 @@ def run_locomo_bench(
                     gold=q.evidence,
                     candidates=found.candidates,
                     latency_ms=found.timings_ms["read_path"],
+                    pool=frozenset(whole),
                 )
             )
             neo4j_ms.append(found.timings_ms["neo4j"])

@@ -43,6 +43,7 @@ __all__ = [
     "ndcg_at_k",
     "normalize_answer",
     "percentile",
+    "pool_all",
     "recall_at_k",
     "substring_exact_match",
     "summarize",
@@ -177,6 +178,8 @@ class QuestionScore:
         gold: normalised gold turn ids (same id space as ``ranked``); empty = not scorable.
         candidates: candidate turns the scorer examined for this question.
         latency_ms: wall time of the retrieval, in milliseconds.
+        pool: the ids of every candidate turn the scorer examined (the pool the ranking is
+            drawn from); empty = not recorded (``pool_all`` then uses ``ranked``).
     """
 
     question_id: str
@@ -185,6 +188,19 @@ class QuestionScore:
     gold: tuple[str, ...]
     candidates: int = 0
     latency_ms: float = 0.0
+    pool: frozenset[str] = frozenset()
+
+
+def pool_all(score: QuestionScore) -> float:
+    """Pool ALL: 1.0 if every gold turn is among the candidates the scorer examined, else 0.0;
+    the ceiling of ALL@k for any scorer over that pool (issue 13: it separates what candidate
+    generation missed from what ranking missed). Without a recorded pool, ``ranked`` is the pool.
+
+    Raises:
+        ValueError: ``gold`` is empty.
+    """
+    gold = _gold_set(score.gold)
+    return 1.0 if gold <= (score.pool or set(score.ranked)) else 0.0
 
 
 @dataclass
@@ -196,7 +212,8 @@ class MetricSummary:
         n_skipped: questions in the group with no gold evidence (not scored).
         all_at / any_at / recall_at / ndcg_at: ``{k: mean}``.
         mrr: mean reciprocal rank.
-        candidates: mean candidates examined (count).
+        candidates: mean candidates examined (count): the pool size.
+        pool_all: share of questions whose every gold turn is in the pool (`pool_all`).
         latency_p50_ms / latency_p95_ms: latency percentiles in ms (0.0 when n == 0).
     """
 
@@ -208,6 +225,7 @@ class MetricSummary:
     ndcg_at: dict[int, float] = field(default_factory=dict)
     mrr: float = 0.0
     candidates: float = 0.0
+    pool_all: float = 0.0
     latency_p50_ms: float = 0.0
     latency_p95_ms: float = 0.0
 
@@ -235,6 +253,7 @@ def _summarize_group(scores: Sequence[QuestionScore], ks: Sequence[int]) -> Metr
         summary.ndcg_at[k] = mean(ndcg_at_k(s.ranked, s.gold, k) for s in scored)
     summary.mrr = mean(mrr(s.ranked, s.gold) for s in scored)
     summary.candidates = mean(float(s.candidates) for s in scored)
+    summary.pool_all = mean(pool_all(s) for s in scored)
     latencies = [s.latency_ms for s in scored]
     summary.latency_p50_ms = percentile(latencies, 50)
     summary.latency_p95_ms = percentile(latencies, 95)

@@ -95,7 +95,8 @@ def _print_locomo(report: dict[str, Any]) -> None:
         table.add_column(f"R@{k_main}", justify="right")
         table.add_column("MRR", justify="right")
         table.add_column(f"NDCG@{k_main}", justify="right")
-        table.add_column("cand", justify="right")
+        table.add_column("pool", justify="right")
+        table.add_column("pool ALL", justify="right")
         for key, label in CATEGORIES.items():
             m = row["metrics"].get(key)
             if m is None:
@@ -109,6 +110,7 @@ def _print_locomo(report: dict[str, Any]) -> None:
                 f"{100 * m['mrr']:.1f}",
                 f"{100 * m['ndcg_at'][str(k_main)]:.1f}",
                 f"{m['candidates']:.0f}",
+                f"{100 * m.get('pool_all', 0.0):.1f}",
             )
         console.print(table)
         lat = row["latency_ms"]

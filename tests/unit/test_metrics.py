@@ -17,6 +17,7 @@ from kgmem.bench.metrics import (
     ndcg_at_k,
     normalize_answer,
     percentile,
+    pool_all,
     recall_at_k,
     substring_exact_match,
     summarize,
@@ -230,3 +231,20 @@ def test_normalize_answer() -> None:
 )
 def test_substring_exact_match(prediction: str, golds: list[str], expected: float) -> None:
     assert substring_exact_match(prediction, golds) == expected
+
+
+def test_pool_all_is_the_ceiling_of_all_at_k() -> None:
+    # the pool holds both gold turns although the top 2 holds one: ranking, not generation
+    ranked_low = QuestionScore(
+        "q0", 1, ("g1", "x", "y", "g2"), ("g1", "g2"), pool=frozenset({"g1", "g2", "x", "y"})
+    )
+    missing = QuestionScore("q1", 1, ("g1", "x"), ("g1", "g2"), pool=frozenset({"g1", "x"}))
+    unrecorded = QuestionScore("q2", 1, ("g1", "g2"), ("g1", "g2"))  # ranked is the pool
+    assert pool_all(ranked_low) == 1.0
+    assert pool_all(missing) == 0.0
+    assert pool_all(unrecorded) == 1.0
+    summary = summarize([ranked_low, missing, unrecorded], ks=(2,))["1"]
+    assert summary.pool_all == pytest.approx(2 / 3)
+    assert summary.all_at[2] == pytest.approx(1 / 3)
+    with pytest.raises(ValueError):
+        pool_all(QuestionScore("q3", 1, ("x",), ()))
