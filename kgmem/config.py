@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     pool_turns: int = 40
     pool_facts: int = 20
     pool_fulltext: int = 10
+    pool_speaker: int = 20
     pool_entity: int = 10
     expand_events: int = 8
     expand_timeline: int = 8
@@ -79,6 +80,9 @@ class Settings(BaseSettings):
     w_event: float = 0.05
     w_hop: float = 0.05
     w_chain: float = 4.0
+    w_speaker: float = 0.5
+    bm25_content_words: bool = True
+    strip_speakers: bool = True
     max_hops: int = 2
 
     # --- reader (optional, OpenAI-compatible) -----------------------------------------------

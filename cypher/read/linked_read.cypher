@@ -7,6 +7,8 @@
 //     dense_turns  top-$k_turns turns, vector index filtered by tenant inside the index
 //     dense_facts  top-$k_facts facts (of fact sources $sources, null = all) the same way,
 //                  each with the turns it cites
+//     speaker      top-$k_speaker turns spoken by each of $named_speakers (the speakers the
+//                  question names), vector index filtered by tenant and speaker inside the index
 //     fulltext     BM25 top-$k_fulltext turns and facts; $ft_query is the Lucene query of the
 //                  question's words AND the tenant token (+tk:<token>^0, a filter that adds no score), so the tenant's every
 //                  matching node is eligible whatever other tenants hold
@@ -34,6 +36,8 @@
 // :param ft_query => '+tk:123^0 +text:(support group)'
 // :param ft_fact_query => '+tk:123^0 +text:(support group)'
 // :param k_fulltext => 10
+// :param named_speakers => []
+// :param k_speaker => 0
 // :param entity_ids => []
 // :param k_entity => 0
 // :param min_confidence => 0.5
@@ -89,6 +93,26 @@ CALL () {
   RETURN 'dense_facts' AS generator, t,
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          f, fact_cosine, null AS bm25, null AS via
+  UNION ALL
+  UNWIND CASE WHEN $k_speaker > 0 THEN $named_speakers ELSE [] END AS speaker
+  CALL (speaker) {
+    WITH speaker WHERE $as_of IS NULL
+    MATCH (t:Turn)
+      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                   WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
+                   LIMIT $k_speaker) SCORE AS s
+    RETURN t, 2.0 * s - 1.0 AS cosine
+    UNION ALL
+    WITH speaker WHERE $as_of IS NOT NULL
+    MATCH (t:Turn)
+      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                   WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
+                     AND t.observed_at <= $as_of
+                   LIMIT $k_speaker) SCORE AS s
+    RETURN t, 2.0 * s - 1.0 AS cosine
+  }
+  RETURN 'speaker' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25,
+         null AS via
   UNION ALL
   WITH 1 AS go WHERE $ft_query IS NOT NULL AND $k_fulltext > 0
   CALL db.index.fulltext.queryNodes('turn_text', $ft_query, {limit: $k_fulltext})

@@ -3,6 +3,7 @@ generator, in the order docs/design.md §3 adds them, plus the negative rows kep
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from kgmem.bench.fusion import FUSION_ROW
@@ -25,19 +26,25 @@ def default_row(
 
 def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, EngineConfig]]:
     """The ladder, each row adding one term or generator with the shipped weights:
-    cosine → +facts → +adjacency → +time → +bm25 (= the shipped default: dense turns, dense
-    facts, BM25) → +entity → +window → +events → +timeline → +hop, then negative rows kept
-    for the record: the first-cut fact weight 0.2 (docs/design.md §3.4) and reciprocal-rank
-    fusion of whole lists."""
+    cosine → +facts → +adjacency → +time → +bm25 (dense turns, dense facts, BM25) → +content
+    words (the BM25 query without stop words and the named speakers' names) → +speaker (the
+    named speaker's turns as seeds, the who-said-it term, and the question embedded without
+    the speakers' names) → +entity → +window → +events → +timeline → +hop, then
+    negative rows kept for the record: the first-cut fact weight 0.2 (docs/design.md §3.4) and
+    reciprocal-rank fusion of whole lists. A signal whose generator is not yet on weighs 0;
+    the ``chain`` signal (a plan operator, not a generator) keeps its weight in every row."""
     base = EngineConfig.from_settings(settings, engine="linked", fact_sources=sources)
     w = base.weights
     signals = dict(w.signals)
     rows: list[tuple[str, EngineConfig]] = [("cosine", base.with_(engine="cosine"))]
-    ladder = [
-        ("+facts", {"dense_facts"}, ScoreWeights(fact=w.fact, adjacent=0.0, time=0.0)),
-        ("+adjacency", set(), ScoreWeights(fact=w.fact, adjacent=w.adjacent, time=0.0)),
-        ("+time", set(), ScoreWeights(fact=w.fact, adjacent=w.adjacent, time=w.time)),
+    first = ScoreWeights(fact=w.fact, adjacent=0.0, time=0.0, date=w.date)
+    ladder: list[tuple[str, set[str], ScoreWeights | None]] = [
+        ("+facts", {"dense_facts"}, first),
+        ("+adjacency", set(), replace(first, adjacent=w.adjacent)),
+        ("+time", set(), replace(first, adjacent=w.adjacent, time=w.time)),
         ("+bm25", {"fulltext"}, None),
+        ("+content words", set(), None),
+        ("+speaker", {"speaker"}, None),
         ("+entity", {"entity"}, None),
         ("+window", {"window"}, None),
         ("+events", {"events"}, None),
@@ -45,21 +52,31 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
         ("+hop", {"hop"}, None),
     ]
     generators = {"dense_turns"}
-    weights = w
+    content_words = strip = False
     for name, added, fixed in ladder:
         generators |= added
-        if fixed is not None:
-            weights = fixed
-        else:
-            on = {s for s in ("bm25", "entity", "event", "hop") if _generator_of(s) in generators}
-            weights = ScoreWeights(
-                fact=w.fact,
-                adjacent=w.adjacent,
-                time=w.time,
-                signals=tuple((s, signals.get(s, 0.0)) for s in sorted(on)),
+        content_words |= name == "+content words"
+        strip |= name == "+speaker"
+        weights = fixed if fixed is not None else w
+        weights = replace(
+            weights,
+            signals=tuple(
+                (s, value if _generator_of(s) in generators or s == "chain" else 0.0)
+                for s, value in sorted(signals.items())
+            ),
+        )
+        rows.append(
+            (
+                name,
+                base.with_(
+                    generators=frozenset(generators),
+                    weights=weights,
+                    bm25_content_words=content_words,
+                    strip_speakers=strip,
+                ),
             )
-        rows.append((name, base.with_(generators=frozenset(generators), weights=weights)))
-    first_cut = ScoreWeights(fact=0.2, adjacent=w.adjacent, time=w.time)
+        )
+    first_cut = ScoreWeights(fact=0.2, adjacent=w.adjacent, time=w.time, signals=w.signals)
     rows.append(
         (
             "(neg) first-cut fact weight 0.2",
@@ -71,4 +88,11 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
 
 
 def _generator_of(signal: str) -> str:
-    return {"bm25": "fulltext", "entity": "entity", "event": "events", "hop": "hop"}[signal]
+    return {
+        "bm25": "fulltext",
+        "entity": "entity",
+        "event": "events",
+        "hop": "hop",
+        "speaker": "speaker",
+        "chain": "chain",
+    }[signal]

@@ -13,6 +13,7 @@ Nothing here imports the driver; Cypher runs through `kgmem.store.Store` by stat
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -30,7 +31,14 @@ from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.answerable import Support, judge
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
-from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
+from kgmem.retrieve.plan import (
+    GENERATORS,
+    EntityIndex,
+    Planner,
+    QueryPlan,
+    named_speakers,
+    plan,
+)
 from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.score import (
     Candidate,
@@ -60,6 +68,13 @@ class EngineConfig:
         weights: scorer weights (0 switches a term off).
         fact_sources: which fact sources the fact generators read.
         pools: pool size per generator (turns per pool).
+        link_confidence: the least confidence of a fact the entity generator and event
+            expansion follow.
+        max_hops: the stateful hop's limit.
+        bm25_content_words: the BM25 query leaves out stop words and the named speakers'
+            names (`kgmem.retrieve.generators.question_words`; issue 13).
+        strip_speakers: embed the question without the named speakers' names
+            (`SearchEngine.query_text`; issue 13).
     """
 
     engine: EngineName = "linked"
@@ -71,6 +86,7 @@ class EngineConfig:
             "dense_turns": 40,
             "dense_facts": 20,
             "fulltext": 10,
+            "speaker": 20,
             "entity": 10,
             "window": 10,
             "events": 8,
@@ -80,6 +96,8 @@ class EngineConfig:
     )
     link_confidence: float = 0.5
     max_hops: int = 2
+    bm25_content_words: bool = False
+    strip_speakers: bool = False
 
     @classmethod
     def from_settings(
@@ -105,6 +123,7 @@ class EngineConfig:
                     ("event", settings.w_event),
                     ("hop", settings.w_hop),
                     ("chain", settings.w_chain),
+                    ("speaker", settings.w_speaker),
                 ),
             ),
             fact_sources=fact_sources,
@@ -112,6 +131,7 @@ class EngineConfig:
                 "dense_turns": settings.pool_turns,
                 "dense_facts": settings.pool_facts,
                 "fulltext": settings.pool_fulltext,
+                "speaker": settings.pool_speaker,
                 "entity": settings.pool_entity,
                 "window": settings.pool_fulltext,
                 "events": settings.expand_events,
@@ -120,6 +140,8 @@ class EngineConfig:
             },
             link_confidence=settings.link_confidence,
             max_hops=settings.max_hops,
+            bm25_content_words=settings.bm25_content_words,
+            strip_speakers=settings.strip_speakers,
         )
 
     def with_(self, **changes: Any) -> EngineConfig:
@@ -131,7 +153,7 @@ class EngineConfig:
 
 
 #: the shipped default generator set (the best dev configuration; see README "Benchmarks")
-DEFAULT_GENERATORS = frozenset({"dense_turns", "dense_facts", "fulltext"})
+DEFAULT_GENERATORS = frozenset({"dense_turns", "dense_facts", "fulltext", "speaker"})
 
 
 class SearchResult(BaseModel):
@@ -262,7 +284,10 @@ class SearchEngine:
     ) -> tuple[QueryPlan, list[str], gen.LinkedPools]:
         """Plan ``query`` against ``context`` and run the plan's one `linked_read` round trip."""
         qplan = self.planner.plan(
-            query, entities=context.entities, reference=as_of or context.latest
+            query,
+            entities=context.entities,
+            reference=as_of or context.latest,
+            speakers=context.speakers,
         )
         # the plan is what runs: a generator switched off has budget 0 (shown by --explain)
         qplan = qplan.model_copy(
@@ -409,6 +434,25 @@ class SearchEngine:
     def embed(self, query: str) -> npt.NDArray[np.float32]:
         return self.embedder.encode_one(query)
 
+    def query_text(
+        self, query: str, conversation_id: str, config: EngineConfig | None = None
+    ) -> str:
+        """The text the engine embeds for ``query``: with ``strip_speakers`` (linked engine), the
+        question without the names of the conversation's speakers it names, so the vector
+        carries what is asked and the ``speaker`` generator and term carry who (every turn and
+        fact about a speaker is close to her name; measured on the LoCoMo dev split, issue 13);
+        otherwise ``query`` itself. Reads the conversation context when not cached.
+
+        Raises:
+            ConversationNotFound: the conversation holds no turns (linked engine only).
+        """
+        cfg = config or self.config
+        if cfg.engine != "linked" or not cfg.strip_speakers:
+            return query
+        cached = self.contexts.get(conversation_id)
+        context = cached if cached is not None else self._context(conversation_id)
+        return strip_names(query, named_speakers(query, context.speakers))
+
     def search(
         self,
         query: str,
@@ -425,7 +469,8 @@ class SearchEngine:
             query: the question (any text; empty is allowed and matches weakly).
             conversation_id: the tenant to search; other conversations are never read.
             k: number of hits (1 or more).
-            embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it).
+            embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it);
+                it should embed `query_text`, which is what the engine embeds itself.
             config: override the engine's configuration for this call (ablations).
             as_of: the moment the question is asked (timezone-aware; naive is read as UTC).
                 Turns observed after it are invisible, relative dates in the question resolve
@@ -449,8 +494,9 @@ class SearchEngine:
         cfg = config or self.config
         if embedding is None:
             _ = self.embedder.model  # load once, outside the timed query embedding
+            text = self.query_text(query, conversation_id, cfg)  # context read, if any, first
         t0 = time.perf_counter()
-        vector = embedding if embedding is not None else self.embed(query)
+        vector = embedding if embedding is not None else self.embed(text)
         t_embed = time.perf_counter()
         db0 = self.store.timing.ms
         params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
@@ -487,6 +533,10 @@ class SearchEngine:
                 if extra:
                     merged = merge_candidates([merged, extra])
                     gen.citing_facts(self.store, params, extra, cfg)
+            if qplan.speakers:  # who said it: turns of a speaker the question names
+                for c in merged:
+                    if c.speaker in qplan.speakers:
+                        c.bonus["speaker"] = 1.0
             if as_of is not None:  # the hop's extra turns too (linked_read filters its own)
                 merged = [c for c in merged if _aware(c.observed_at) <= as_of]
             if current_ids:
@@ -538,6 +588,17 @@ class SearchEngine:
             answerability=answerability,
             chain=chain.as_dict() if chain is not None else None,
         )
+
+
+def strip_names(question: str, names: Sequence[str]) -> str:
+    """``question`` without the words of ``names`` (and a possessive "'s" after them); the
+    question itself when nothing else would be left."""
+    out = question
+    for name in names:
+        for word in re.findall(r"[^\W_]+", name):
+            out = re.sub(rf"\b{re.escape(word)}(?:['\u2019]s)?\b", " ", out, flags=re.IGNORECASE)
+    out = " ".join(out.split())
+    return out if re.search(r"[^\W_]", out) else question
 
 
 def _aware(value: datetime) -> datetime:

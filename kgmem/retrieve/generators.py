@@ -9,6 +9,7 @@ parameter; only the stateful hop (off by default) adds a round trip per hop.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,10 +61,30 @@ def _event_start(row: dict[str, Any]) -> datetime | None:
     return value if isinstance(value, datetime) else None
 
 
-def question_words(text: str, max_terms: int = 32) -> list[str]:
+def question_words(
+    text: str, max_terms: int = 32, *, drop: Sequence[str] = (), stop_words: bool = False
+) -> list[str]:
     """The words of ``text`` a BM25 query ORs together: lower-cased, longer than one
-    character, at most ``max_terms`` (Lucene escaping and tenant scoping happen in the store)."""
-    return [w.lower() for w in re.findall(r"\w+", text) if len(w) > 1][:max_terms]
+    character, at most ``max_terms`` (Lucene escaping and tenant scoping happen in the store).
+
+    Args:
+        drop: names whose words are left out (the speakers the question names: their name is
+            in every "Hey Ana!" turn, and the ``speaker`` generator covers their turns).
+        stop_words: leave out spaCy's English stop words (``spacy.lang.en.stop_words``; the
+            Lucene english analyzer keeps "what", "do", "does", "did", "how", ...).
+    """
+    dropped = {w.casefold() for name in drop for w in re.findall(r"\w+", name)}
+    if stop_words:
+        dropped |= _stop_words()
+    words = [w.lower() for w in re.findall(r"\w+", text) if len(w) > 1]
+    return [w for w in words if w.casefold() not in dropped][:max_terms]
+
+
+@functools.cache
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS  # the word list only; no pipeline loads
+
+    return frozenset(STOP_WORDS)
 
 
 @dataclass
@@ -175,7 +196,12 @@ def linked_read(
         e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"
     ]
     window = qplan.time_range if k("window") else None
-    words = question_words(qplan.question) if k("fulltext") else []
+    content = cfg.bm25_content_words
+    words = (
+        question_words(qplan.question, drop=qplan.speakers if content else (), stop_words=content)
+        if k("fulltext")
+        else []
+    )
     ft_query = tenant_query(params["conversation_id"], words)
     row = store.read(
         "read/linked_read",
@@ -185,6 +211,8 @@ def linked_read(
         ft_query=ft_query,
         ft_fact_query=ft_query,
         k_fulltext=k("fulltext") if ft_query else 0,
+        named_speakers=list(qplan.speakers),
+        k_speaker=k("speaker") if qplan.speakers else 0,
         entity_ids=entity_ids,
         k_entity=k("entity") if entity_ids else 0,
         min_confidence=cfg.link_confidence,

@@ -61,6 +61,7 @@ __all__ = [
     "QueryPlan",
     "ResolvedEntity",
     "Slot",
+    "named_speakers",
     "plan",
 ]
 
@@ -86,6 +87,7 @@ GENERATORS: tuple[str, ...] = (
     "dense_turns",
     "dense_facts",
     "fulltext",
+    "speaker",
     "entity",
     "window",
     "events",
@@ -94,9 +96,10 @@ GENERATORS: tuple[str, ...] = (
 )
 """Seed generators and expansions a plan budgets (each value = max candidates it may add):
 dense_turns / dense_facts (vector search over turns / facts), fulltext (BM25 over turns),
-entity (turns linked to resolved entities), window (neighbours of the top turns in the same
-session), events (turns via event membership), timeline (turns in the named time range or along
-``NEXT``), hop (hop-2 structured query from hop-1 nodes; 0 = no second hop)."""
+speaker (vector search over the turns spoken by a speaker the question names; 0 when it names
+none; issue 13), entity (turns linked to resolved entities), window (neighbours of the top
+turns in the same session), events (turns via event membership), timeline (turns in the named
+time range or along ``NEXT``), hop (hop-2 structured query from hop-1 nodes; 0 = no second hop)."""
 
 
 class EntityLookup(Protocol):
@@ -177,6 +180,9 @@ class QueryPlan(BaseModel):
         chain: for the ``chain`` operator, the compiled relation chain in hop order (the first
             relation applies to ``chain_base``); empty otherwise.
         chain_base: the surface the chain starts from (resolved against the graph by the walk).
+        speakers: the conversation's speakers the question names, as stored (whole words,
+            case-insensitive; "Ana's" names Ana): the ``speaker`` generator searches their
+            turns and the scorer's ``speaker`` term favours them (issue 13).
         cues: every rule that fired, ``"<operator or field>:<cue>"``, for ``--explain``.
         budgets: generator name (see `GENERATORS`) -> max candidates it may add.
     """
@@ -198,6 +204,7 @@ class QueryPlan(BaseModel):
     asked: Slot = "other"
     chain: tuple[str, ...] = ()
     chain_base: str | None = None
+    speakers: tuple[str, ...] = ()
     cues: tuple[str, ...] = ()
     budgets: dict[str, int] = Field(default_factory=dict)
 
@@ -512,6 +519,7 @@ class Planner:
         dense_turns: int = 40,
         dense_facts: int = 20,
         fulltext: int = 10,
+        speaker: int = 20,
         entity: int = 10,
         window: int = 6,
         events: int = 8,
@@ -522,6 +530,7 @@ class Planner:
             "dense_turns": dense_turns,
             "dense_facts": dense_facts,
             "fulltext": fulltext,
+            "speaker": speaker,
             "entity": entity,
             "window": window,
             "events": events,
@@ -536,12 +545,15 @@ class Planner:
             dense_turns=settings.pool_turns,
             dense_facts=settings.pool_facts,
             fulltext=settings.pool_fulltext,
+            speaker=settings.pool_speaker,
             entity=settings.pool_entity,
             events=settings.expand_events,
             timeline=settings.expand_timeline,
         )
 
-    def budgets(self, operators: Iterable[str], *, has_entities: bool) -> dict[str, int]:
+    def budgets(
+        self, operators: Iterable[str], *, has_entities: bool, has_speakers: bool = False
+    ) -> dict[str, int]:
         """Budgets for a set of operators (see class docstring)."""
         ops = set(operators)
         out = {}
@@ -550,6 +562,8 @@ class Planner:
             out[name] = round(base * factor)
         if not has_entities:
             out["entity"] = 0
+        if not has_speakers:
+            out["speaker"] = 0
         if "multi_hop" not in ops:
             out["hop"] = 0
         return out
@@ -560,6 +574,7 @@ class Planner:
         *,
         entities: EntityLookup | None = None,
         reference: datetime | None = None,
+        speakers: Iterable[str] = (),
     ) -> QueryPlan:
         """Plan one question. Never raises on any text (errors of ``entities`` propagate).
 
@@ -569,6 +584,8 @@ class Planner:
             reference: "now" for relative phrases ("last year"), e.g. the conversation's latest
                 session date; naive datetimes are taken as UTC. None = relative phrases are
                 noted as temporal cues but not resolved to a range.
+            speakers: the conversation's speakers; those the question names become
+                ``QueryPlan.speakers``.
         """
         text = question[:2000].replace("\u2019", "'").replace("\u2018", "'")
         if reference is not None and reference.tzinfo is None:
@@ -610,6 +627,9 @@ class Planner:
             cue("entity", ", ".join(e.surface for e in resolved.values()))
         if len({e.id for e in resolved.values() if e.type != "date"}) >= 2:
             cue("multi_hop", "two entities")
+        named = named_speakers(text, speakers)
+        if named:
+            cues.append(f"speaker:{', '.join(named)}")
 
         # --- times -------------------------------------------------------------------------
         times = _read_times(text, reference)
@@ -693,9 +713,23 @@ class Planner:
             asked=asked,
             chain=tuple(chain.relations) if chain is not None else (),
             chain_base=chain.base if chain is not None else None,
+            speakers=named,
             cues=tuple(dict.fromkeys(cues)),
-            budgets=self.budgets(operators, has_entities=bool(resolved)),
+            budgets=self.budgets(operators, has_entities=bool(resolved), has_speakers=bool(named)),
         )
+
+
+def named_speakers(question: str, speakers: Iterable[str]) -> tuple[str, ...]:
+    """The ``speakers`` that ``question`` names, in ``speakers`` order, as given: every word of
+    the speaker's name occurs in the question as a whole word, case-insensitively (a possessive
+    "Ana's" names Ana; "Anastasia" does not)."""
+    words = {w.casefold() for w in re.findall(r"[^\W_]+", question)}
+    out = []
+    for speaker in speakers:
+        parts = [p.casefold() for p in re.findall(r"[^\W_]+", speaker)]
+        if parts and all(p in words for p in parts) and speaker not in out:
+            out.append(speaker)
+    return tuple(out)
 
 
 _DEFAULT_PLANNER = Planner()

@@ -50,7 +50,7 @@ class SearchIndex:
 SEARCH_INDEXES = {
     "turn_embedding": SearchIndex(
         "schema/create_vector_turn_embedding",
-        ("embedding", "conversation_id", "observed_at"),
+        ("embedding", "conversation_id", "observed_at", "speaker"),
         "NONE",
     ),
     "fact_embedding": SearchIndex(

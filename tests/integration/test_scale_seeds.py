@@ -202,6 +202,26 @@ def test_small_pools_hold_the_tenants_own_best(memory: Memory, loaded: Loaded, w
     assert {c.turn_id for c in pools.seeds["dense_turns"]} == exact
 
 
+@pytest.mark.parametrize("which", [0, TENANTS - 1])
+def test_speaker_seeds_are_the_named_speakers_own_best(
+    memory: Memory, loaded: Loaded, which: int
+) -> None:
+    """The speaker generator filters by tenant AND speaker inside the vector index: its seeds
+    are the exact top-k among the named speaker's turns of this tenant, nobody else's."""
+    cid = loaded.cids[which]
+    cfg = EngineConfig(generators=frozenset({"speaker"}), pools={"speaker": 5})
+    qplan = plan(QUESTION).model_copy(update={"budgets": {"speaker": 5}, "speakers": ("Ben",)})
+    params = {"conversation_id": cid, "embedding": loaded.query.tolist()}
+    seeds = gen.linked_read(memory.store, params, qplan, cfg).seeds["speaker"]
+    assert len(seeds) == 5 and {c.speaker for c in seeds} == {"Ben"}
+    exact = [c.turn_id for c in gen.dense_turns(memory.store, params, TURNS) if c.speaker == "Ben"][
+        :5
+    ]
+    assert {c.turn_id for c in seeds} == set(exact)
+    off = qplan.model_copy(update={"speakers": ()})
+    assert "speaker" not in gen.linked_read(memory.store, params, off, cfg).seeds
+
+
 def test_the_engine_sees_the_whole_tenant(memory: Memory, loaded: Loaded) -> None:
     result = memory.engine().search(QUESTION, loaded.target, 10, embedding=loaded.query)
     assert result.candidates == TURNS

@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgmem.models import EntityRecord
-from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner, QueryPlan, plan
+from kgmem.retrieve.plan import (
+    GENERATORS,
+    EntityIndex,
+    Planner,
+    QueryPlan,
+    named_speakers,
+    plan,
+)
 
 REF = datetime(2023, 10, 22, 15, 30, tzinfo=UTC)  # a Sunday
 INDEX = EntityIndex(
@@ -362,3 +369,21 @@ def test_ordinary_questions_do_not_get_the_chain_operator(question: str) -> None
     p = plan(question, entities=INDEX, reference=REF)
     assert not p.has("chain"), p.cues
     assert p.chain == () and p.chain_base is None
+
+
+def test_named_speakers_whole_words_possessive_and_case() -> None:
+    speakers = ("Ana", "Ben Okafor", "Jo")
+    assert named_speakers("What are Ana's hobbies?", speakers) == ("Ana",)
+    assert named_speakers("did ana and ben okafor meet?", speakers) == ("Ana", "Ben Okafor")
+    assert named_speakers("What did Anastasia say to Ben?", speakers) == ()  # not whole names
+    assert named_speakers("Where is Joanna?", speakers) == ()
+    assert named_speakers("anything", ()) == ()
+
+
+def test_plan_budgets_the_speaker_generator_only_for_named_speakers() -> None:
+    planner = Planner(speaker=30)
+    named = planner.plan("What does Ana do to relax?", speakers=("Ana", "Ben"))
+    assert named.speakers == ("Ana",) and named.budgets["speaker"] == 30
+    assert "speaker:Ana" in named.cues
+    anonymous = planner.plan("What does she do to relax?", speakers=("Ana", "Ben"))
+    assert anonymous.speakers == () and anonymous.budgets["speaker"] == 0
