@@ -3,12 +3,15 @@
 LoCoMo's category 5 (adversarial) questions have no answer in the conversation (Maharana et
 al., ACL 2024); categories 1-4 have one. A positive is a question the read path marks
 ``answerable = False``; it is right on category 5 and wrong on 1-4. Each question contributes
-the rule's features (`kgmem.retrieve.answerable.unanswerable`: ``best_own``, ``best_other``,
-``asked``, ``in_memory``), so the constants can be re-chosen without searching again.
+the rules' features (`kgmem.retrieve.answerable.unanswerable`: ``best_own``, ``best_other``,
+``asked``, ``in_memory``; `kgmem.retrieve.answerable.decide`: ``speaker_gap``), so the four
+constants (``margin``, ``own_share``, ``alone``, ``with_facts``) can be re-chosen without
+searching again.
 
 `calibrate` reports three things:
 
-- ``shipped``: the shipped constants (`SWAP_MARGIN`, `MAX_OWN_SHARE`) on all conversations;
+- ``shipped``: the shipped constants (`SWAP_MARGIN`, `MAX_OWN_SHARE`, `SPEAKER_GAP_ALONE`,
+  `SPEAKER_GAP_WITH_FACTS`) on all conversations;
 - ``in_sample``: the grid point chosen on all conversations, scored on them;
 - ``loco``: for each conversation, the grid point chosen on the *other* conversations, scored on
   it; the folds' counts are pooled (leave-one-conversation-out, the project's tuning rule).
@@ -21,19 +24,48 @@ it, the highest F1.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from itertools import product
 from typing import Any
 
-from kgmem.retrieve.answerable import MAX_OWN_SHARE, SWAP_MARGIN, unanswerable
+from kgmem.retrieve.answerable import (
+    MAX_OWN_SHARE,
+    SPEAKER_GAP_ALONE,
+    SPEAKER_GAP_WITH_FACTS,
+    SWAP_MARGIN,
+    decide,
+    unanswerable,
+)
 
-__all__ = ["GRID", "TARGET_PRECISION", "Item", "calibrate", "score"]
+__all__ = ["GRID", "SHIPPED", "TARGET_PRECISION", "Item", "Rule", "calibrate", "score"]
 
 TARGET_PRECISION = 0.8
 """Issue 11: precision of ``answerable = False`` >= 0.8 (at recall >= 0.5)."""
-GRID: tuple[tuple[int, float], ...] = tuple(
-    (margin, share) for margin in (1, 2, 3) for share in (0.0, 0.25, 0.34, 0.5, 0.67, 1.0)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The four constants of the answerability decision (`kgmem.retrieve.answerable`):
+    the fact rule's ``margin`` and ``own_share``; the speaker gap's ``alone`` and
+    ``with_facts`` thresholds (None: that part off / no condition)."""
+
+    margin: int = SWAP_MARGIN
+    own_share: float = MAX_OWN_SHARE
+    alone: float | None = SPEAKER_GAP_ALONE
+    with_facts: float | None = SPEAKER_GAP_WITH_FACTS
+
+
+SHIPPED = Rule()
+GRID: tuple[Rule, ...] = tuple(
+    Rule(margin, share, alone, with_facts)
+    for margin, share, alone, with_facts in product(
+        (1, 2, 3),
+        (0.0, 0.25, 0.34, 0.5, 0.67, 1.0),
+        (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, None),
+        (None, -0.3, -0.2, -0.1, 0.0, 0.1),
+    )
 )
-"""``(margin, own_share)`` points searched by `calibrate`."""
+"""Rules searched by `calibrate` (756 points)."""
 
 
 @dataclass(frozen=True)
@@ -43,30 +75,36 @@ class Item:
     Attributes:
         conversation: the conversation id (the LOCO fold).
         adversarial: True for LoCoMo category 5.
-        features: ``best_own``, ``best_other``, ``asked``, ``in_memory`` (an engine
-            ``SearchResult.answerability`` dict; a missing key counts as answerable).
+        features: ``best_own``, ``best_other``, ``asked``, ``in_memory``, ``speaker_gap`` (an
+            engine ``SearchResult.answerability`` dict; without ``asked`` the fact rule says
+            answerable, without ``speaker_gap`` the gap plays no part).
     """
 
     conversation: str
     adversarial: bool
     features: Mapping[str, Any]
 
-    def flagged(self, margin: int, own_share: float) -> bool:
-        """Whether the rule with these constants says ``answerable = False``."""
+    def flagged(self, rule: Rule = SHIPPED) -> bool:
+        """Whether ``rule`` says ``answerable = False``."""
         f = self.features
-        if "asked" not in f:
-            return False
-        return unanswerable(
+        facts = "asked" in f and unanswerable(
             int(f["best_own"]),
             int(f["best_other"]),
             int(f["asked"]),
             bool(f["in_memory"]),
-            margin=margin,
-            own_share=own_share,
+            margin=rule.margin,
+            own_share=rule.own_share,
+        )
+        gap = f.get("speaker_gap")
+        return decide(
+            facts,
+            float(gap) if gap is not None else None,
+            alone=rule.alone,
+            with_facts=rule.with_facts,
         )
 
 
-def score(items: Iterable[Item], margin: int, own_share: float) -> dict[str, Any]:
+def score(items: Iterable[Item], rule: Rule = SHIPPED) -> dict[str, Any]:
     """Counts and precision/recall/F1 of ``answerable = False`` against category 5.
 
     Returns:
@@ -75,7 +113,7 @@ def score(items: Iterable[Item], margin: int, own_share: float) -> dict[str, Any
     """
     tp = fp = fn = 0
     for item in items:
-        flagged = item.flagged(margin, own_share)
+        flagged = item.flagged(rule)
         tp += flagged and item.adversarial
         fp += flagged and not item.adversarial
         fn += (not flagged) and item.adversarial
@@ -98,34 +136,34 @@ def _rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
     }
 
 
-def _choose(items: Sequence[Item], grid: Sequence[tuple[int, float]]) -> tuple[int, float]:
-    scored = [(point, score(items, *point)) for point in grid]
-    ok = [(p, s) for p, s in scored if s["precision"] >= TARGET_PRECISION and s["tp"]]
+def _choose(items: Sequence[Item], grid: Sequence[Rule]) -> Rule:
+    scored = [(rule, score(items, rule)) for rule in grid]
+    ok = [(r, s) for r, s in scored if s["precision"] >= TARGET_PRECISION and s["tp"]]
     if ok:
-        return max(ok, key=lambda ps: (ps[1]["recall"], ps[1]["precision"]))[0]
-    return max(scored, key=lambda ps: (ps[1]["f1"], ps[1]["precision"]))[0]
+        return max(ok, key=lambda rs: (rs[1]["recall"], rs[1]["precision"]))[0]
+    return max(scored, key=lambda rs: (rs[1]["f1"], rs[1]["precision"]))[0]
 
 
-def calibrate(items: Sequence[Item], grid: Sequence[tuple[int, float]] = GRID) -> dict[str, Any]:
+def calibrate(items: Sequence[Item], grid: Sequence[Rule] = GRID) -> dict[str, Any]:
     """Shipped, in-sample and leave-one-conversation-out scores (module docstring).
 
     Returns:
-        ``{"shipped": {"margin", "own_share", **score}, "in_sample": {...},
-        "loco": {"folds": {conversation: {"margin", "own_share", **score}}, **pooled score}}``.
+        ``{"shipped": {"margin", "own_share", "alone", "with_facts", **score},
+        "in_sample": {...}, "loco": {"folds": {conversation: {<rule>, **score}},
+        **pooled score}}``.
     """
-    shipped = {"margin": SWAP_MARGIN, "own_share": MAX_OWN_SHARE}
-    report: dict[str, Any] = {"shipped": {**shipped, **score(items, SWAP_MARGIN, MAX_OWN_SHARE)}}
-    margin, share = _choose(items, grid)
-    report["in_sample"] = {"margin": margin, "own_share": share, **score(items, margin, share)}
+    report: dict[str, Any] = {"shipped": {**asdict(SHIPPED), **score(items, SHIPPED)}}
+    best = _choose(items, grid)
+    report["in_sample"] = {**asdict(best), **score(items, best)}
     folds: dict[str, Any] = {}
     tp = fp = fn = 0
     conversations = sorted({i.conversation for i in items})
     for held in conversations if len(conversations) > 1 else ():
         train = [i for i in items if i.conversation != held]
         test = [i for i in items if i.conversation == held]
-        margin, share = _choose(train, grid)
-        fold = score(test, margin, share)
-        folds[held] = {"margin": margin, "own_share": share, **fold}
+        rule = _choose(train, grid)
+        fold = score(test, rule)
+        folds[held] = {**asdict(rule), **fold}
         tp, fp, fn = tp + fold["tp"], fp + fold["fp"], fn + fold["fn"]
     report["loco"] = {"folds": folds, **_rates(tp, fp, fn)}
     return report

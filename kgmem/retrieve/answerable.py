@@ -16,7 +16,14 @@ question is **unanswerable** when
   is known; "What keyboard does Sol own?" when the only keyboard is an assistant's suggestion.
 
 The terms not found in any fact about the named person are reported as ``unsupported``. A
-question that names no person is answerable (there is nothing to hold it against). The rule
+question that names no person is answerable (there is nothing to hold it against).
+
+A second, retrieval-side feature (issue 11, added with the speaker seeds of issue 13): when the
+question names exactly one speaker of the conversation, the **speaker gap** is the best score of
+a candidate turn said by anyone else minus the best score of a turn said by that speaker
+(without the speaker term) — how much better what someone else said matches the question
+(`decide`). The question is unanswerable when the gap exceeds `SPEAKER_GAP_ALONE`, or when the
+fact rule above fires and the gap exceeds `SPEAKER_GAP_WITH_FACTS`. The rule
 and its constants were chosen on the LoCoMo dev split (categories 1-4 against 5) and checked by
 leave-one-conversation-out (README "Answerability").
 """
@@ -31,10 +38,13 @@ import snowballstemmer
 
 __all__ = [
     "MAX_OWN_SHARE",
+    "SPEAKER_GAP_ALONE",
+    "SPEAKER_GAP_WITH_FACTS",
     "SWAP_MARGIN",
     "Answerability",
     "Support",
     "content_terms",
+    "decide",
     "judge",
     "stems",
     "unanswerable",
@@ -44,6 +54,10 @@ __all__ = [
 SWAP_MARGIN = 1
 #: ... whose best fact covers at most this share of them (dev-calibrated, see module docstring)
 MAX_OWN_SHARE = 0.5
+#: speaker gap (score units, see `decide`) above which a question is unanswerable on its own
+SPEAKER_GAP_ALONE: float | None = 0.35
+#: speaker gap above which the fact rule's verdict stands (None: it always stands)
+SPEAKER_GAP_WITH_FACTS: float | None = -0.3
 
 _STEMMER = snowballstemmer.stemmer("english")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -138,6 +152,32 @@ def unanswerable(
     if not in_memory:
         return True
     return best_other - best_own >= margin and best_own <= own_share * asked
+
+
+def decide(
+    fact_rule: bool,
+    speaker_gap: float | None,
+    *,
+    alone: float | None = SPEAKER_GAP_ALONE,
+    with_facts: float | None = SPEAKER_GAP_WITH_FACTS,
+) -> bool:
+    """The final verdict (True = unanswerable) from the fact rule's verdict (`unanswerable`)
+    and the speaker gap.
+
+    Args:
+        fact_rule: whether the fact rule says unanswerable.
+        speaker_gap: best score of a turn by anyone else minus the best score (without the
+            speaker term) of a turn by the one speaker the question names; None when the
+            question names no single speaker or either side has no candidate (the fact rule
+            decides alone).
+        alone: a gap above this is unanswerable by itself (None: never).
+        with_facts: the fact rule's verdict needs a gap above this (None: no condition).
+    """
+    if speaker_gap is None:
+        return fact_rule
+    if alone is not None and speaker_gap > alone:
+        return True
+    return fact_rule and (with_facts is None or speaker_gap > with_facts)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.answerable import Support, judge
+from kgmem.retrieve.answerable import Support, decide, judge
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.plan import (
     GENERATORS,
@@ -341,15 +341,16 @@ class SearchEngine:
         qplan: QueryPlan,
         context: ConversationContext,
         as_of: datetime | None = None,
+        hits: Sequence[Hit] = (),
     ) -> dict[str, Any]:
         """Whether memory supports ``qplan``'s question for the persons it names
-        (`kgmem.retrieve.answerable.judge`; one round trip, cached per conversation when
-        ``as_of`` is None).
+        (`kgmem.retrieve.answerable.judge`, then `decide` with the speaker gap of ``hits``,
+        the whole ranked pool; one round trip, cached per conversation when ``as_of`` is None).
 
         Returns:
             ``{"answerable", "unsupported", "terms", "persons", "reason", "best_own",
-            "best_other", "asked", "in_memory"}`` (the last four: the rule's features, for
-            calibration; `kgmem.retrieve.answerable.unanswerable`).
+            "best_other", "asked", "in_memory", "fact_rule", "speaker_gap"}`` (the last six:
+            the rules' features, for calibration; `kgmem.retrieve.answerable.unanswerable`).
         """
         persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
         support = context.support.get(as_of)
@@ -361,16 +362,29 @@ class SearchEngine:
             if as_of is None:  # cached until the conversation is written to
                 context.support[as_of] = support
         decision = judge(qplan.question, persons, support or Support((), frozenset()))
+        gap = speaker_gap(hits, qplan.speakers)
+        answerable = not decide(not decision.answerable, gap)
+        reason = decision.reason
+        if answerable != decision.answerable:
+            reason = (
+                f"what others said matches the question better than what {qplan.speakers[0]} "
+                f"said (speaker gap {gap:.2f})"
+                if not answerable
+                else f"{decision.reason}; but {qplan.speakers[0]}'s own turns match nearly as "
+                f"well (speaker gap {gap:.2f})"
+            )
         return {
-            "answerable": decision.answerable,
+            "answerable": answerable,
             "unsupported": list(decision.unsupported),
             "terms": list(decision.terms),
             "persons": list(decision.persons),
-            "reason": decision.reason,
+            "reason": reason,
             "best_own": decision.best_own,
             "best_other": decision.best_other,
             "asked": decision.asked,
             "in_memory": decision.in_memory,
+            "fact_rule": not decision.answerable,
+            "speaker_gap": gap,
         }
 
     def _chain(
@@ -560,7 +574,7 @@ class SearchEngine:
             )
             hits = order_hits(score_candidates(merged, cfg.weights, window), current)
             n_candidates = len(merged)
-            answerability = self.answerability(conversation_id, qplan, context, as_of)
+            answerability = self.answerability(conversation_id, qplan, context, as_of, hits)
         t_end = time.perf_counter()
         return SearchResult(
             query=query,
@@ -588,6 +602,20 @@ class SearchEngine:
             answerability=answerability,
             chain=chain.as_dict() if chain is not None else None,
         )
+
+
+def speaker_gap(hits: Sequence[Hit], speakers: Sequence[str]) -> float | None:
+    """The best score of a hit said by anyone but the one speaker the question names minus
+    the best score (without its ``speaker`` term) of a hit said by that speaker; None unless
+    exactly one speaker is named and both sides have a hit (`kgmem.retrieve.answerable.decide`).
+    Scores are the scorer's sums (unbounded; typically within [-1, 3])."""
+    if len(speakers) != 1:
+        return None
+    own = [h.score - h.terms.get("speaker", 0.0) for h in hits if h.speaker == speakers[0]]
+    other = [h.score for h in hits if h.speaker != speakers[0]]
+    if not own or not other:
+        return None
+    return round(max(other) - max(own), 6)
 
 
 def strip_names(question: str, names: Sequence[str]) -> str:
