@@ -70,7 +70,6 @@ class Settings(BaseSettings):
     pool_speaker: int = 20
     pool_entity: int = 10
     expand_events: int = 8
-    expand_timeline: int = 8
     link_confidence: float = 0.5
     w_fact: float = 1.0
     w_adjacent: float = 0.06

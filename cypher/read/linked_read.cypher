@@ -14,8 +14,8 @@
 //                  matching node is eligible whatever other tenants hold
 //     entity       turns that MENTION, or are cited by confident facts ABOUT, $entity_ids
 //     window       turns said in, or dated by facts into, [$start, $end)
-//   expanded  <= $k_events turns sharing an Event with the best 10 seed facts and <= $k_timeline
-//             NEXT neighbours of the best 3 seed turns (best = cosine + $w_fact * fact cosine)
+//   expanded  <= $k_events turns sharing an Event with the best 10 seed facts (best = cosine +
+//             $w_fact * fact cosine)
 //   citing    per candidate turn, its best citing fact (max cosine to the question)
 //   keyed     for current/past-value questions: facts on a supersession key about
 //             $current_entity_ids (with object and modality; none valid only after $as_of)
@@ -45,7 +45,6 @@
 // :param end => null
 // :param k_window => 0
 // :param k_events => 0
-// :param k_timeline => 0
 // :param w_fact => 1.0
 // :param current_entity_ids => []
 // :param as_of => null
@@ -189,21 +188,7 @@ CALL (rows, pool) {
   LIMIT $k_events
   RETURN collect({generator: 'events', t: t, cosine: cosine, event_id: event_id}) AS by_events
 }
-CALL (rows, pool) {
-  WITH rows, pool WHERE $k_timeline > 0
-  UNWIND rows AS r
-  WITH pool, r.t AS seed, max(r.cosine + $w_fact * coalesce(r.fact_cosine, 0.0)) AS rank
-  ORDER BY rank DESC, seed.index ASC
-  LIMIT 3
-  MATCH (seed)-[:NEXT]-(t:Turn)
-  WHERE NOT t IN pool AND ($as_of IS NULL OR t.observed_at <= $as_of)
-  WITH DISTINCT t
-  WITH t, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
-  ORDER BY cosine DESC, t.index ASC
-  LIMIT $k_timeline
-  RETURN collect({generator: 'timeline', t: t, cosine: cosine, event_id: null}) AS by_timeline
-}
-WITH rows, by_events + [x IN by_timeline WHERE NOT x.t IN [y IN by_events | y.t]] AS expanded
+WITH rows, by_events AS expanded
 // --- keyed facts for current-value resolution, and the turns they cite -----------------------
 CALL () {
   MATCH (f:Fact {conversation_id: $conversation_id})

@@ -29,7 +29,7 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
     cosine → +facts → +adjacency → +time → +bm25 (dense turns, dense facts, BM25) → +content
     words (the BM25 query without stop words and the named speakers' names) → +speaker (the
     named speaker's turns as seeds, the who-said-it term, and the question embedded without
-    the speakers' names) → +entity → +window → +events → +timeline → +hop, then
+    the speakers' names) → +entity → +window → +events → +hop, then
     negative rows kept for the record: the first-cut fact weight 0.2 (docs/design.md §3.4) and
     reciprocal-rank fusion of whole lists. A signal whose generator is not yet on weighs 0;
     the ``chain`` signal (a plan operator, not a generator) keeps its weight in every row."""
@@ -48,7 +48,6 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
         ("+entity", {"entity"}, None),
         ("+window", {"window"}, None),
         ("+events", {"events"}, None),
-        ("+timeline", {"timeline"}, None),
         ("+hop", {"hop"}, None),
     ]
     generators = {"dense_turns"}

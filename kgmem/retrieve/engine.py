@@ -90,7 +90,6 @@ class EngineConfig:
             "entity": 10,
             "window": 10,
             "events": 8,
-            "timeline": 8,
             "hop": 8,
         }
     )
@@ -135,7 +134,6 @@ class EngineConfig:
                 "entity": settings.pool_entity,
                 "window": settings.pool_fulltext,
                 "events": settings.expand_events,
-                "timeline": settings.expand_timeline,
                 "hop": settings.expand_events,
             },
             link_confidence=settings.link_confidence,

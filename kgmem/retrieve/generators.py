@@ -94,7 +94,7 @@ class LinkedPools:
     Attributes:
         seeds: generator name → its candidates, each with the signal it carries in ``bonus``
             (``bm25`` normalised by the best BM25 score of the query, ``entity`` = 1).
-        expanded: turns reached by bounded expansion (``events`` / ``timeline``), never seeds.
+        expanded: turns reached by bounded expansion (``events``), never seeds.
         keyed: current/past-value input rows (``fact_id, key, serial, valid_from, text,
             object, modality, cites``).
         keyed_turns: turn id → candidate for every turn a keyed fact cites.
@@ -220,7 +220,6 @@ def linked_read(
         end=window.end if window else None,
         k_window=k("window") if window else 0,
         k_events=0 if depth is not None else k("events"),
-        k_timeline=0 if depth is not None else k("timeline"),
         w_fact=cfg.weights.fact,
         current_entity_ids=list(current_entity_ids),
         as_of=as_of,

@@ -91,15 +91,14 @@ GENERATORS: tuple[str, ...] = (
     "entity",
     "window",
     "events",
-    "timeline",
     "hop",
 )
 """Seed generators and expansions a plan budgets (each value = max candidates it may add):
 dense_turns / dense_facts (vector search over turns / facts), fulltext (BM25 over turns),
 speaker (vector search over the turns spoken by a speaker the question names; 0 when it names
-none; issue 13), entity (turns linked to resolved entities), window (neighbours of the top
-turns in the same session), events (turns via event membership), timeline (turns in the named
-time range or along ``NEXT``), hop (hop-2 structured query from hop-1 nodes; 0 = no second hop)."""
+none; issue 13), entity (turns linked to resolved entities), window (turns said in, or dated
+into, the time range the question names), events (turns via event membership), hop (hop-2
+structured query from hop-1 nodes; 0 = no second hop)."""
 
 
 class EntityLookup(Protocol):
@@ -495,19 +494,20 @@ class Planner:
     """Builds `QueryPlan`s; holds the base generator budgets.
 
     Budgets start from the constructor values (defaults = `kgmem.config.Settings` pool sizes;
-    docs/design.md §3.2-3.3: ≈40 dense turns, ≈20 facts, ≈8 via events, ≈8 via the timeline)
+    docs/design.md §3.2-3.3: ≈40 dense turns, ≈20 facts, ≈8 via events; the expansion along the
+    timeline was removed in issue 13: it never moved a LoCoMo dev figure)
     and are scaled per operator by `SCALE` (the largest factor of the applicable operators
     wins, so pools stay small). ``entity`` is 0 when no entity is resolved and ``hop`` is 0
     unless ``multi_hop``. These factors are starting hints, not tuned values.
 
     Args:
-        dense_turns, dense_facts, fulltext, entity, window, events, timeline, hop: base budgets
+        dense_turns, dense_facts, fulltext, speaker, entity, window, events, hop: base budgets
             (max candidates each generator may add; see `GENERATORS`).
     """
 
     SCALE: Mapping[str, Mapping[str, float]] = {
-        "temporal": {"timeline": 2.0, "events": 1.5},
-        "current_value": {"dense_facts": 2.0, "timeline": 1.5},
+        "temporal": {"events": 1.5},
+        "current_value": {"dense_facts": 2.0},
         "multi_hop": {"entity": 2.0, "events": 1.5, "window": 1.5},
         "aggregate": {"dense_turns": 1.5, "dense_facts": 2.0, "entity": 2.0, "events": 1.5},
         "inference": {"dense_facts": 2.0},
@@ -523,7 +523,6 @@ class Planner:
         entity: int = 10,
         window: int = 6,
         events: int = 8,
-        timeline: int = 8,
         hop: int = 8,
     ) -> None:
         self.base: dict[str, int] = {
@@ -534,7 +533,6 @@ class Planner:
             "entity": entity,
             "window": window,
             "events": events,
-            "timeline": timeline,
             "hop": hop,
         }
 
@@ -548,7 +546,6 @@ class Planner:
             speaker=settings.pool_speaker,
             entity=settings.pool_entity,
             events=settings.expand_events,
-            timeline=settings.expand_timeline,
         )
 
     def budgets(

@@ -223,13 +223,13 @@ def test_plan_is_frozen_and_json_serialisable() -> None:
 
 
 def test_budgets_follow_operators() -> None:
-    planner = Planner(dense_turns=40, dense_facts=20, timeline=8, events=8, entity=10, hop=5)
+    planner = Planner(dense_turns=40, dense_facts=20, events=8, entity=10, hop=5)
     base = planner.plan("What did Alice research?", entities=INDEX)
     assert set(base.budgets) == set(GENERATORS)
-    assert base.budgets["dense_turns"] == 40 and base.budgets["timeline"] == 8
+    assert base.budgets["dense_turns"] == 40 and base.budgets["events"] == 8
     assert base.budgets["hop"] == 0 and base.budgets["entity"] == 10
     temporal = planner.plan("When did Alice sign up for a pottery class?", entities=INDEX)
-    assert temporal.budgets["timeline"] == 16  # temporal -> 2x timeline expansion
+    assert temporal.budgets["events"] == 12  # temporal -> 1.5x event expansion
     current = planner.plan("Is Bob still working at the hospital?", entities=INDEX)
     assert current.budgets["dense_facts"] == 40  # supersession needs the competing facts
     hop = planner.plan("What do Alice and Bob both have in common?", entities=INDEX)
