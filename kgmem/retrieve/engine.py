@@ -504,6 +504,8 @@ class SearchEngine:
         if as_of is not None and (as_of.tzinfo is None or as_of.utcoffset() is None):
             as_of = as_of.replace(tzinfo=UTC)
         cfg = config or self.config
+        if cfg.bm25_content_words:
+            gen.question_words("", stop_words=True)  # load the stop list once, outside the timing
         if embedding is None:
             _ = self.embedder.model  # load once, outside the timed query embedding
             text = self.query_text(query, conversation_id, cfg)  # context read, if any, first
