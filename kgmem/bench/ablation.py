@@ -60,7 +60,7 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
         weights = replace(
             weights,
             signals=tuple(
-                (s, value if _generator_of(s) in generators or s == "chain" else 0.0)
+                (s, value if _GENERATOR_OF.get(s, "chain") in generators | {"chain"} else 0.0)
                 for s, value in sorted(signals.items())
             ),
         )
@@ -86,12 +86,11 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
     return rows
 
 
-def _generator_of(signal: str) -> str:
-    return {
-        "bm25": "fulltext",
-        "entity": "entity",
-        "event": "events",
-        "hop": "hop",
-        "speaker": "speaker",
-        "chain": "chain",
-    }[signal]
+#: the generator that produces each scorer signal (``chain`` comes from a plan operator)
+_GENERATOR_OF = {
+    "bm25": "fulltext",
+    "entity": "entity",
+    "event": "events",
+    "hop": "hop",
+    "speaker": "speaker",
+}

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
-from kgmem.errors import ConversationNotFound, MalformedInput
+from kgmem.errors import ConversationNotFound
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.answerable import Support, decide, judge
@@ -48,6 +48,7 @@ from kgmem.retrieve.score import (
     score_candidates,
 )
 from kgmem.store import Store
+from kgmem.turns import check_unicode
 
 __all__ = ["ALL_GENERATORS", "EngineConfig", "SearchEngine", "SearchResult"]
 
@@ -502,12 +503,8 @@ class SearchEngine:
         """
         if k < 1:
             raise ValueError("k must be at least 1")
-        try:  # before anything reads the store: a bad query is the caller's error first
-            query.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise MalformedInput(
-                f"query is not valid Unicode (lone surrogate at position {exc.start})"
-            ) from exc
+        # before anything reads the store: a bad query is the caller's error first
+        check_unicode([query], file="query", cid=conversation_id)
         if as_of is not None and (as_of.tzinfo is None or as_of.utcoffset() is None):
             as_of = as_of.replace(tzinfo=UTC)
         cfg = config or self.config
