@@ -4,7 +4,10 @@
 // contributes nothing. Cosines are raw, in [-1, 1] (vector index scores and
 // vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of five lists and a version:
 //   seeds     one map per (generator, turn): the turn, its cosine, and what it matched
-//     dense_turns  top-$k_turns turns, vector index filtered by tenant inside the index
+//     dense_turns  top-$k_turns turns, vector index filtered by tenant inside the index; every
+//                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
+//                  keeps the best: recall@40 against an exact scan 0.999 -> 1.000 in a
+//                  50,000-turn conversation at no measurable cost (notes of issue 15)
 //     dense_facts  top-$k_facts facts (of fact sources $sources, null = all) the same way,
 //                  each with the turns it cites
 //     speaker      top-$k_speaker turns spoken by each of $named_speakers (the speakers the
@@ -54,25 +57,27 @@ CALL () {
     WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NULL
     MATCH (t:Turn)
       SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.conversation_id = $conversation_id LIMIT $k_turns) SCORE AS s
-    RETURN t, 2.0 * s - 1.0 AS cosine
+                   WHERE t.conversation_id = $conversation_id LIMIT 2 * $k_turns) SCORE AS s
+    RETURN t, s
     UNION ALL
     WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NOT NULL
     MATCH (t:Turn)
       SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
                    WHERE t.conversation_id = $conversation_id AND t.observed_at <= $as_of
-                   LIMIT $k_turns) SCORE AS s
-    RETURN t, 2.0 * s - 1.0 AS cosine
+                   LIMIT 2 * $k_turns) SCORE AS s
+    RETURN t, s
   }
-  RETURN 'dense_turns' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25,
-         null AS via
+  WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_turns
+  RETURN 'dense_turns' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
+         null AS bm25, null AS via
   UNION ALL
   CALL () {
     CALL () {
       WITH 1 AS go WHERE $k_facts > 0 AND $sources IS NULL
       MATCH (f:Fact)
         SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                     WHERE f.conversation_id = $conversation_id LIMIT $k_facts) SCORE AS s
+                     WHERE f.conversation_id = $conversation_id
+                     LIMIT 2 * $k_facts) SCORE AS s
       RETURN f, s
       UNION ALL
       UNWIND CASE WHEN $k_facts > 0 THEN coalesce($sources, []) ELSE [] END AS source
@@ -80,7 +85,7 @@ CALL () {
         MATCH (f:Fact)
           SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
                        WHERE f.conversation_id = $conversation_id AND f.source = source
-                       LIMIT $k_facts) SCORE AS s
+                       LIMIT 2 * $k_facts) SCORE AS s
         RETURN f, s
       }
       RETURN f, s
@@ -95,23 +100,27 @@ CALL () {
   UNION ALL
   UNWIND CASE WHEN $k_speaker > 0 THEN $named_speakers ELSE [] END AS speaker
   CALL (speaker) {
-    WITH speaker WHERE $as_of IS NULL
-    MATCH (t:Turn)
-      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
-                   LIMIT $k_speaker) SCORE AS s
-    RETURN t, 2.0 * s - 1.0 AS cosine
-    UNION ALL
-    WITH speaker WHERE $as_of IS NOT NULL
-    MATCH (t:Turn)
-      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
-                     AND t.observed_at <= $as_of
-                   LIMIT $k_speaker) SCORE AS s
-    RETURN t, 2.0 * s - 1.0 AS cosine
+    CALL (speaker) {
+      WITH speaker WHERE $as_of IS NULL
+      MATCH (t:Turn)
+        SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                     WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
+                     LIMIT 2 * $k_speaker) SCORE AS s
+      RETURN t, s
+      UNION ALL
+      WITH speaker WHERE $as_of IS NOT NULL
+      MATCH (t:Turn)
+        SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                     WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
+                       AND t.observed_at <= $as_of
+                     LIMIT 2 * $k_speaker) SCORE AS s
+      RETURN t, s
+    }
+    WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_speaker
+    RETURN t, s
   }
-  RETURN 'speaker' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25,
-         null AS via
+  RETURN 'speaker' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
+         null AS bm25, null AS via
   UNION ALL
   WITH 1 AS go WHERE $ft_query IS NOT NULL AND $k_fulltext > 0
   CALL db.index.fulltext.queryNodes('turn_text', $ft_query, {limit: $k_fulltext})
@@ -131,8 +140,9 @@ CALL () {
          f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine,
          score AS bm25, null AS via
   UNION ALL
-  MATCH (e:Entity {conversation_id: $conversation_id})
-  WHERE e.id IN $entity_ids AND $k_entity > 0
+  UNWIND CASE WHEN $k_entity > 0 THEN $entity_ids ELSE [] END AS entity_id
+  MATCH (e:Entity {id: entity_id})
+  WHERE e.conversation_id = $conversation_id
   CALL (e) {
     MATCH (e)<-[:MENTIONS]-(t:Turn)
     RETURN t
@@ -191,11 +201,14 @@ CALL (rows, pool) {
 WITH rows, by_events AS expanded
 // --- keyed facts for current-value resolution, and the turns they cite -----------------------
 CALL () {
-  MATCH (f:Fact {conversation_id: $conversation_id})
-  WHERE size($current_entity_ids) > 0 AND f.key IS NOT NULL
+  // anchored on the entities (unique-id seek, then their ABOUT {role: 'subject'} edges): the
+  // cost grows with what is said about them, not with the conversation. Every writer links a
+  // fact to its subject entity this way (write/merge_facts), so f.subject = id implies the edge.
+  UNWIND $current_entity_ids AS entity_id
+  MATCH (:Entity {id: entity_id})<-[:ABOUT {role: 'subject'}]-(f:Fact)
+  WHERE f.conversation_id = $conversation_id AND f.key IS NOT NULL
     AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
-    AND (f.subject IN $current_entity_ids OR EXISTS {
-          MATCH (f)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE e.id IN $current_entity_ids })
+  WITH DISTINCT f
   OPTIONAL MATCH (f)-[:CITES]->(t:Turn)
   WHERE $as_of IS NULL OR t.observed_at <= $as_of
   WITH f, collect(t) AS cited

@@ -22,7 +22,7 @@ from neo4j import AsyncGraphDatabase, AsyncManagedTransaction
 
 from kgmem.config import Settings
 from kgmem.store.catalogue import Catalogue, catalogue
-from kgmem.store.driver import Row, Store, StoreTiming, _native, explained, translate_error
+from kgmem.store.driver import Row, Store, StoreTiming, _row, explained, translate_error
 
 T = TypeVar("T")
 
@@ -75,7 +75,7 @@ class AsyncStore:
 
         async def work(tx: AsyncManagedTransaction) -> list[Row]:
             result = await tx.run(text, params)
-            return [_native(record.data()) async for record in result]
+            return [_row(record) async for record in result]
 
         t0 = time.perf_counter()
         try:
@@ -157,7 +157,7 @@ class _ThreadTransaction:
 
     async def _run(self, name: str, params: dict[str, Any]) -> list[Row]:
         result = await self._tx.run(self._queries[name], params)
-        return [_native(record.data()) async for record in result]
+        return [_row(record) async for record in result]
 
     def run(self, name: str, /, **params: Any) -> list[Row]:
         rows: list[Row] = anyio.from_thread.run(self._run, name, params)

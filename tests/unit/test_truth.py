@@ -231,6 +231,31 @@ def test_answerability_swap_and_nowhere() -> None:
     assert judge("Who ran a charity race?", [], sup).answerable  # names no person
 
 
+def test_support_coverage_equals_a_scan_of_every_fact() -> None:
+    """The inverted index gives what comparing the question with every fact gives."""
+    import random
+
+    rng = random.Random(15)
+    vocab = [f"w{n}" for n in range(30)]
+    people = ["uma", "ben", "cy"]
+    for _ in range(200):
+        facts = tuple(
+            (rng.choice(people), frozenset(rng.sample(vocab, rng.randint(0, 6))))
+            for _ in range(rng.randint(0, 25))
+        )
+        sup = Support(facts, frozenset(vocab))
+        asked = set(rng.sample(vocab, rng.randint(1, 5)))
+        ids = set(rng.sample(people, rng.randint(1, 2)))
+        own = [w for p, w in facts if p in ids]
+        other = [w for p, w in facts if p not in ids]
+        want = (
+            max((len(asked & w) for w in own), default=0),
+            max((len(asked & w) for w in other), default=0),
+            frozenset(asked & frozenset().union(*own)) if own else frozenset(),
+        )
+        assert sup.coverage(asked, ids) == want
+
+
 def test_content_terms_drop_names_and_function_words() -> None:
     assert content_terms("What is Uma's parrot called?", ["Uma"]) == ["parrot"]
     assert stems(["baking", "parrots"]) == ["bake", "parrot"]
