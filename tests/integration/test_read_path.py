@@ -155,6 +155,18 @@ def test_supersession_berlin_to_lisbon_keeps_history(memory: Memory, cid: str) -
     assert result.hits[0].text == "I moved to Lisbon."
     decision = result.hits[0].trace["current"]
     assert decision["winner"] == new["id"] and decision["superseded"] == [old["id"]]
+    # read/linked_read finds keyed facts from their subject entity: every keyed fact whose
+    # subject is an entity is linked to it by ABOUT {role: 'subject'}
+    linked, unlinked = memory.store.run_read(
+        lambda tx: tx.run(
+            "MATCH (f:Fact {conversation_id: $c}) WHERE f.key IS NOT NULL "
+            "AND EXISTS { MATCH (:Entity {id: f.subject}) } "
+            "RETURN count(f) AS keyed, count(CASE WHEN NOT EXISTS { "
+            "MATCH (f)-[:ABOUT {role: 'subject'}]->(:Entity {id: f.subject}) } THEN 1 END) AS bad",
+            c=cid,
+        ).single().values()
+    )
+    assert linked >= 3 and unlinked == 0
 
 
 def test_add_turns_twice_with_same_id_stores_once(memory: Memory, cid: str) -> None:
