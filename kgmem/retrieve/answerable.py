@@ -263,10 +263,11 @@ def judge(
         return Answerability(True, (), tuple(terms), (), "names no person")
     if not terms:
         return Answerability(True, (), (), tuple(names), "no content terms")
-    asked = set(stems(terms))
+    term_stems = stems(terms)
+    asked = set(term_stems)
     ids = {entity_id for entity_id, _ in persons}
     best_own, best_other, own_words = support.coverage(asked, ids)
-    unsupported = tuple(t for t, s in zip(terms, stems(terms), strict=True) if s not in own_words)
+    unsupported = tuple(t for t, s in zip(terms, term_stems, strict=True) if s not in own_words)
     in_memory = bool(asked & support.everything)
     if not in_memory:
         reason = "no key term occurs in memory"

@@ -279,12 +279,11 @@ def _native(value: Any) -> Any:
     ``isinstance`` chains; for the linked read path's one-row answer (about 70 KB of maps) that
     was 3-5 ms of client time per question (measured: notes of issue 15).
     """
-    kind = type(value)
-    if kind in _PLAIN:
+    if type(value) in _PLAIN:
         return value
-    if kind is dict:
+    if isinstance(value, dict):
         return {k: _native(v) for k, v in value.items()}
-    if kind is list:
+    if isinstance(value, list):
         return [_native(v) for v in value]
     if isinstance(value, neo4j.graph.Node):
         return _native(dict(value))
@@ -301,13 +300,7 @@ def _native(value: Any) -> Any:
             out += [type(rel).__name__, _native(node)]
         return out
     to_native = getattr(value, "to_native", None)
-    if callable(to_native):
-        return to_native()
-    if isinstance(value, (list, tuple)):
-        return [_native(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _native(v) for k, v in value.items()}
-    return value
+    return to_native() if callable(to_native) else value
 
 
 def _row(record: Any) -> Row:

@@ -158,13 +158,18 @@ def test_supersession_berlin_to_lisbon_keeps_history(memory: Memory, cid: str) -
     # read/linked_read finds keyed facts from their subject entity: every keyed fact whose
     # subject is an entity is linked to it by ABOUT {role: 'subject'}
     linked, unlinked = memory.store.run_read(
-        lambda tx: tx.run(
-            "MATCH (f:Fact {conversation_id: $c}) WHERE f.key IS NOT NULL "
-            "AND EXISTS { MATCH (:Entity {id: f.subject}) } "
-            "RETURN count(f) AS keyed, count(CASE WHEN NOT EXISTS { "
-            "MATCH (f)-[:ABOUT {role: 'subject'}]->(:Entity {id: f.subject}) } THEN 1 END) AS bad",
-            c=cid,
-        ).single().values()
+        lambda tx: (
+            tx.run(
+                "MATCH (f:Fact {conversation_id: $c}) WHERE f.key IS NOT NULL "
+                "AND EXISTS { MATCH (:Entity {id: f.subject}) } "
+                "RETURN count(f) AS keyed, count(CASE WHEN NOT EXISTS { "
+                "MATCH (f)-[:ABOUT {role: 'subject'}]->(:Entity {id: f.subject}) } "
+                "THEN 1 END) AS bad",
+                c=cid,
+            )
+            .single()
+            .values()
+        )
     )
     assert linked >= 3 and unlinked == 0
 
