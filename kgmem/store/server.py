@@ -339,7 +339,8 @@ class LocalNeo4j:
         if self._password is not None:
             return self._password
         if self.password_file.is_file():
-            return self.password_file.read_text(encoding="utf-8").strip()
+            # only the line end is ours: a password may begin or end with spaces
+            return self.password_file.read_text(encoding="utf-8").rstrip("\r\n")
         raise ServerError(f"no password yet: none set and {self.password_file} does not exist")
 
     def install(self) -> Path:
@@ -460,6 +461,9 @@ class LocalNeo4j:
         return pid if _alive(pid, self.home) else None
 
     def _render_conf(self, lib: Path) -> None:
+        for name, path in (("home", self.home), ("jar folder", lib)):
+            if any(ch in str(path) for ch in "\r\n"):  # each would start a setting of its own
+                raise ConfigError(f"the Neo4j {name} {str(path)!r} must not contain a line break")
         template = string.Template((resource_dir() / "neo4j.conf.template").read_text("utf-8"))
         conf = template.substitute(
             home=self.home,
@@ -484,17 +488,17 @@ class LocalNeo4j:
         """Run ``neo4j-admin dbms set-initial-password`` (same jars) before the first start.
 
         The password goes through a picocli ``@argfile`` (mode 0600, deleted afterwards), so it
-        never appears in a process listing.
+        never appears in a process listing. The file is written by `password_argfile`, so any
+        password the server accepts gets through, including ones that begin with ``-`` or ``@``.
         """
         secret = self._ensure_password()
         if len(secret) < 8:
             raise ConfigError("the Neo4j password must have at least 8 characters")
-        quoted = '"' + secret.replace("\\", "\\\\").replace('"', '\\"') + '"'
         argfile = self.home / "run" / "initial-password.args"
         argfile.unlink(missing_ok=True)
         fd = os.open(argfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(quoted + "\n")
+            fh.write(password_argfile(secret))
         env = {**_clean_env(), "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
         try:
             done = subprocess.run(
@@ -600,6 +604,36 @@ class LocalNeo4j:
                 text = path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
                 parts.append(f"--- {path} ---\n" + "\n".join(text))
         return "\n".join(parts) or "(no log written)"
+
+
+def password_argfile(secret: str) -> str:
+    r"""The picocli argument file that passes ``secret`` as ``set-initial-password``'s positional.
+
+    ``neo4j-admin`` parses its command line with picocli (4.7 in Neo4j 2026), which reads:
+
+    - an argument beginning with ``-`` as an option (``Missing required parameter:
+      '<password>'``), unless it follows the end-of-options marker ``--``;
+    - an argument beginning with ``@`` as another argument file to expand, even after ``--``
+      and even inside an argument file, unless the ``@`` is doubled (``@@x`` is the literal
+      ``@x``);
+    - a quoted token with ``StreamTokenizer`` escapes: ``\\``, ``\"`` and octal ``\ooo``.
+
+    So the file holds ``--`` and then the password in double quotes, its backslashes, quotes
+    and control characters escaped and a leading ``@`` doubled. Non-ASCII characters are
+    written as they are: the file is UTF-8, the JVM's default charset since Java 18 (JEP 400).
+    """
+    escaped = []
+    for char in secret:
+        if char in '\\"':
+            escaped.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            escaped.append(f"\\{ord(char):03o}")
+        else:
+            escaped.append(char)
+    body = "".join(escaped)
+    if body.startswith("@"):
+        body = "@" + body
+    return f'--\n"{body}"\n'
 
 
 def _clean_env() -> dict[str, str]:
