@@ -35,7 +35,7 @@ The JSON report (``--json PATH``) has this schema (version 1)::
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
 ``candidates`` is the mean pool size (distinct turns the scorer examined) and ``pool_all`` the
 share of questions with every gold turn in that pool: the ceiling of ALL@k for that row's
-generators, so a change shows whether it moved candidate generation or ranking (issue 13). The
+generators, so a change shows whether it moved candidate generation or ranking. The
 cosine row's pool is its top ``max(ks)``.
 """
 

@@ -1,4 +1,4 @@
-"""No tenant's BM25 or vector seeds are cut by other tenants (issue 15), and the scale
+"""No tenant's BM25 or vector seeds are cut by other tenants (every index is shared), and the scale
 benchmark's copies are faithful.
 
 60 tenants of 20 turns (each turn with one fact citing it) all contain the words of the query:
