@@ -32,6 +32,9 @@ from tests.integration.conftest import SAMPLE_CHAT
 from tests.integration.forking import KillPoint, fork_writer, wait
 from tests.strategies import record_figure, snapshot
 
+# slow: 17 kill -9 points, each a forked writer and a re-run (minutes)
+pytestmark = pytest.mark.slow
+
 APPENDED = [
     {"id": "n1", "speaker": "Ana", "text": "Update: I moved to Porto yesterday, new flat!"},
     {"id": "n2", "speaker": "Ben", "text": "Porto! Did Pixel come with you?"},

@@ -26,6 +26,9 @@ from kgmem.api import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound
 
+# slow: executes both notebooks in a kernel, one runs an ablation (minutes)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 DEV = Path(

@@ -43,6 +43,9 @@ from kgmem.retrieve.engine import EngineConfig
 from kgmem.retrieve.plan import plan
 from kgmem.store.schema import apply_schema
 
+# slow: 60 synthetic tenants ingested once for the module (about a minute)
+pytestmark = pytest.mark.slow
+
 TENANTS = 60
 TURNS = 20
 QUESTION = "lighthouse keeper harbour"

@@ -23,6 +23,9 @@ from kgmem.store.server import LocalNeo4j
 from tests.integration.conftest import local_server
 from tests.strategies import record_figure, snapshot
 
+# slow: two private server starts and an outage (several minutes)
+pytestmark = pytest.mark.slow
+
 TURNS = 60
 START = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 PLACES = ("Lisbon", "Porto", "Berlin", "Sintra", "Bonn", "Cologne")
