@@ -25,7 +25,7 @@ a candidate turn said by anyone else minus the best score of a turn said by that
 (`decide`). The question is unanswerable when the gap exceeds `SPEAKER_GAP_ALONE`, or when the
 fact rule above fires and the gap exceeds `SPEAKER_GAP_WITH_FACTS`. The rule
 and its constants were chosen on the LoCoMo dev split (categories 1-4 against 5) and checked by
-leave-one-conversation-out (README "Answerability").
+leave-one-conversation-out (docs/benchmarks.md, "Answerability").
 """
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ class EngineConfig:
         return None if self.fact_sources == "both" else [self.fact_sources]
 
 
-#: the shipped default generator set (the best dev configuration; see README "Benchmarks")
+#: the shipped default generator set (the best dev configuration; see docs/benchmarks.md)
 DEFAULT_GENERATORS = frozenset({"dense_turns", "dense_facts", "fulltext", "speaker"})
 
 
