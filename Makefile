@@ -7,10 +7,10 @@ BIN    := $(VENV)/bin
 KGMEM  := $(BIN)/kgmem
 PYTEST_ARGS ?=
 # Optional: a PyTorch wheel index to take torch from before everything else, e.g. the CPU-only
-# one (README "Install weight"). Empty (the default, and CI's route): torch comes from PyPI.
+# one (docs/install.md, "Install weight"). Empty (the default, and CI's route): torch comes from PyPI.
 TORCH_INDEX ?=
 
-.PHONY: setup demo test test-unit neo4j-start neo4j-stop bench-locomo bench-mab lint typecheck clean
+.PHONY: setup demo test test-fast test-slow test-unit neo4j-start neo4j-stop bench-locomo bench-mab lint typecheck clean
 
 setup: $(VENV)/.installed
 
@@ -35,9 +35,17 @@ demo: neo4j-start
 	$(KGMEM) current Ana residence --conversation sample-ana
 	$(KGMEM) history Ana residence --conversation sample-ana
 
-## the whole suite: unit tests (no server) + integration tests against the real Neo4j
-test: neo4j-start
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+## the whole suite: unit tests (no server) + integration tests against the real Neo4j, in two
+## steps: everything not marked `slow`, then the slow set (crash matrix, server restart, ...)
+test: test-fast test-slow
+
+test-fast: neo4j-start
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+# pytest exits 5 when it collects no test (e.g. PYTEST_ARGS names files without slow tests):
+# nothing to run is not a failure here; any failing test still is
+test-slow: neo4j-start
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 test-unit: setup
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)

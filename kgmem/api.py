@@ -169,7 +169,7 @@ class Memory:
         Safe with concurrent writers — other threads, processes or machines appending to the
         same conversation: the turns' ``index`` and default ids are allocated inside the write
         transaction under the conversation's lock, and the turns are written together with their
-        ``NEXT`` edge, facts, entities and links (all or nothing). See README "Reliability".
+        ``NEXT`` edge, facts, entities and links (all or nothing). See docs/reliability.md.
 
         Args:
             conversation_id: the tenant.

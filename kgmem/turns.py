@@ -3,7 +3,7 @@
 Node ids are ``<conversation_id>:<local id>``. Local ids may contain ``:`` (LoCoMo's ``D1:3``),
 so a conversation id must not: otherwise turn ``b:1`` of conversation ``a`` and turn ``1`` of
 conversation ``a:b`` would share an id and the second ingest would overwrite the first tenant's
-turn (found by tests/integration/test_isolation.py). Without ``:`` the prefix up to the first
+turn, silently moving it to the other tenant. Without ``:`` the prefix up to the first
 ``:`` names the tenant unambiguously.
 
 `make_turn` is the one place a `TurnRecord` is built from untrusted input: every loader (LoCoMo,

@@ -7,7 +7,7 @@
 //     dense_turns  top-$k_turns turns, vector index filtered by tenant inside the index; every
 //                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
 //                  keeps the best: recall@40 against an exact scan 0.999 -> 1.000 in a
-//                  50,000-turn conversation at no measurable cost (notes of issue 15)
+//                  50,000-turn conversation at no measurable cost (kgmem bench scale)
 //     dense_facts  top-$k_facts facts (of fact sources $sources, null = all) the same way,
 //                  each with the turns it cites
 //     speaker      top-$k_speaker turns spoken by each of $named_speakers (the speakers the
@@ -30,7 +30,7 @@
 // $as_of (a datetime or null): turns observed after it are invisible to every part.
 // Returned datetimes (observed_at, event_time, event_end, valid_from) are ISO 8601 strings
 // (stored values are UTC): the Python driver hydrates a DateTime in ~0.1 ms, which made
-// hydration the largest single cost of this statement (measured: notes of issue 15).
+// hydration the largest single cost of this statement (measured on the LoCoMo dev split).
 // :param conversation_id => 'conv-26'
 // :param embedding => [0.1, ...]
 // :param sources => null

@@ -3,7 +3,7 @@
 // $rows: [{id, conversation_id, name, type, aliases, aliases_text}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
-// silently moving that tenant's node (found by tests/integration/test_isolation.py).
+// silently moving that tenant's node into this conversation.
 UNWIND $rows AS row
 MERGE (e:Entity {id: row.id, conversation_id: row.conversation_id})
 SET e.name = row.name,

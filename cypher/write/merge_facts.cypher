@@ -6,7 +6,7 @@
 //          about: [{entity_id, role}]}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
-// silently moving that tenant's node (found by tests/integration/test_isolation.py).
+// silently moving that tenant's node into this conversation.
 // CITES and ABOUT only reach turns and entities of the fact's own conversation.
 UNWIND $rows AS row
 MERGE (f:Fact {id: row.id, conversation_id: row.conversation_id})

@@ -3,7 +3,7 @@
 // $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, embedding}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
-// silently moving that tenant's node (found by tests/integration/test_isolation.py).
+// silently moving that tenant's node into this conversation.
 UNWIND $rows AS row
 MERGE (t:Turn {id: row.id, conversation_id: row.conversation_id})
 SET t.tk = row.tk,

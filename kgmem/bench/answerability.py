@@ -17,8 +17,8 @@ searching again.
   it; the folds' counts are pooled (leave-one-conversation-out, the project's tuning rule).
 
 The choice rule: the highest recall among grid points whose precision is at least
-`TARGET_PRECISION` (the issue-11 goal), ties to the higher precision; when no point reaches
-it, the highest F1.
+`TARGET_PRECISION` (a flag must usually be right), ties to the higher precision; when no
+point reaches it, the highest F1.
 """
 
 from __future__ import annotations

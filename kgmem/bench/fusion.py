@@ -5,7 +5,7 @@ The fused alternative to the product's one scorer over small pools: each seed ge
 `RRF_DEPTH`, and a turn's score is ``sum over lists of 1 / (RRF_K + rank)`` (Cormack, Clarke
 and Büttcher, "Reciprocal rank fusion outperforms Condorcet and individual rank learning
 methods", SIGIR 2009; k = 60 as there). Measured worse than the single scorer on the LoCoMo
-dev split (README "Benchmarks"; docs/design.md §3.6), so it lives in the benchmark, not in
+dev split (docs/benchmarks.md; docs/design.md §3.6), so it lives in the benchmark, not in
 the read path.
 """
 

@@ -35,7 +35,7 @@ The JSON report (``--json PATH``) has this schema (version 1)::
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
 ``candidates`` is the mean pool size (distinct turns the scorer examined) and ``pool_all`` the
 share of questions with every gold turn in that pool: the ceiling of ALL@k for that row's
-generators, so a change shows whether it moved candidate generation or ranking (issue 13). The
+generators, so a change shows whether it moved candidate generation or ranking. The
 cosine row's pool is its top ``max(ks)``.
 """
 
@@ -45,7 +45,7 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,7 @@ def evidence_support(memory: Memory, evidence: Sequence[str]) -> set[str]:
     turn part of the SUPPORTED grade (the other part is containing the gold answer)."""
     support = set(evidence)
     if support:
-        rows = memory.store.read("read/co_cited_turns", turn_ids=sorted(support))
+        rows = memory.store.read("bench/co_cited_turns", turn_ids=sorted(support))
         support.update(row["turn_id"] for row in rows)
     return support
 
@@ -148,6 +148,47 @@ def run_locomo_bench(
         "fact_sources": facts,
         "ingest": {},
     }
+    _ingest(memory, records, facts, progress, report)
+    questions = [q for r in records for q in r.questions]
+    scored = [q for q in questions if q.category in SCORED_CATEGORIES]
+    report["counts"] = _counts(records, questions, scored)
+    vectors, report["embedding_ms"] = _embed_questions(memory, scored)
+    report["coverage"] = fact_coverage(memory, records, scored)
+    texts = {t.id: t.text for r in records for t in r.turns}
+    normalized = {tid: normalize_answer(text) for tid, text in texts.items()}
+    run = _Run(
+        memory=memory,
+        scored=scored,
+        vectors=vectors,
+        ks=tuple(ks),
+        support={q.id: _supporting_turns(memory, q, normalized) for q in scored if q.evidence},
+        # answerability is measured with the shipped configuration: a row that IS it lends its
+        # features (question id -> SearchResult.answerability); otherwise they are searched anew
+        shipped=memory.engine().config,
+        progress=progress,
+    )
+    report["rows"] = []
+    by_row: dict[str, list[QuestionScore]] = {}
+    for name, config in rows:
+        by_row[name], row = run.row(name, config)
+        report["rows"].append(row)
+    if cv:
+        report["cv"] = loco_cv(by_row, ks)
+    if rows:
+        report["answerability"] = _answerability(
+            memory, run.shipped, questions, run.features, max(ks)
+        )
+    return report
+
+
+def _ingest(
+    memory: Memory,
+    records: Sequence[ConversationRecord],
+    facts: FactSources,
+    progress: Progress | None,
+    report: dict[str, Any],
+) -> None:
+    """Ingest ``records`` into ``report["ingest"]``, after counting the other conversations."""
     # BM25 scores carry index-wide statistics (document frequencies, average field length), so
     # other conversations on the same server move boundary turns in and out of the top-k: the
     # report says how many there were (measured: 2 temporal and 1 single-hop question of the
@@ -162,33 +203,52 @@ def run_locomo_bench(
         if progress:
             progress("ingest", 1, len(records))
 
-    questions = [q for r in records for q in r.questions]
-    scored = [q for q in questions if q.category in SCORED_CATEGORIES]
-    report["counts"] = _counts(records, questions, scored)
-    # embed every question once; time single-question embedding separately (as an agent would)
+
+def _embed_questions(
+    memory: Memory, scored: Sequence[QuestionRecord]
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """Every question embedded once, and the single-question embedding time (p50, p95 ms),
+    measured one question at a time as an agent would embed it."""
     embed_ms: list[float] = []
     vectors = {}
     for q in scored:
         t0 = time.perf_counter()
         vectors[q.id] = memory.embedder.encode_one(q.question)
         embed_ms.append((time.perf_counter() - t0) * 1000)
-    report["embedding_ms"] = (
-        {"p50": percentile(embed_ms, 50), "p95": percentile(embed_ms, 95)} if embed_ms else {}
-    )
+    timing = {"p50": percentile(embed_ms, 50), "p95": percentile(embed_ms, 95)} if embed_ms else {}
+    return vectors, timing
 
-    report["coverage"] = fact_coverage(memory, records, scored)
-    texts = {t.id: t.text for r in records for t in r.turns}
-    normalized = {tid: normalize_answer(text) for tid, text in texts.items()}
-    support = {q.id: _supporting_turns(memory, q, normalized) for q in scored if q.evidence}
-    kmax = max(ks)
-    report["rows"] = []
-    by_row: dict[str, list[QuestionScore]] = {}
-    # answerability is measured with the shipped configuration: a row that IS it lends its
-    # features (question id -> SearchResult.answerability); otherwise they are searched anew
-    shipped = memory.engine().config
-    features: dict[str, dict[str, Any]] = {}
-    rewritten: dict[str, Any] = {}  # query text the engine embeds (`query_text`) -> vector
-    for name, config in rows:
+
+@dataclass
+class _Run:
+    """What every row of one benchmark run shares: the scored questions and their vectors,
+    the support sets of the SUPPORTED grade, and what the rows collect for answerability."""
+
+    memory: Memory
+    scored: Sequence[QuestionRecord]
+    vectors: dict[str, Any]
+    ks: tuple[int, ...]
+    support: dict[str, set[str]]
+    shipped: EngineConfig
+    progress: Progress | None
+    features: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rewritten: dict[str, Any] = field(default_factory=dict)  # query text embedded -> vector
+
+    def vector(self, engine: SearchEngine | FusionEngine, q: QuestionRecord) -> Any:
+        """The vector of what the engine itself would embed for ``q`` (embedded once)."""
+        vector = self.vectors[q.id]
+        if isinstance(engine, SearchEngine):
+            text = engine.query_text(q.question, q.conversation_id)
+            if text != q.question:
+                if text not in self.rewritten:
+                    self.rewritten[text] = self.memory.embedder.encode_one(text)
+                vector = self.rewritten[text]
+        return vector
+
+    def row(self, name: str, config: EngineConfig) -> tuple[list[QuestionScore], dict[str, Any]]:
+        """Every scored question searched with ``config``: the per-question scores and the
+        report row (metrics, grades, latency)."""
+        memory, ks = self.memory, self.ks
         engine: SearchEngine | FusionEngine = (
             FusionEngine(memory.engine(config)) if name == FUSION_ROW else memory.engine(config)
         )
@@ -196,18 +256,14 @@ def run_locomo_bench(
         neo4j_ms: list[float] = []
         exact: dict[int, list[float]] = {k: [] for k in ks}
         supported: dict[int, list[float]] = {k: [] for k in ks}
+        kmax = max(ks)
         # the linked engine returns its whole ranked pool when asked for enough hits, which
         # gives pool ALL; the cosine baseline's k is its pool, so it keeps max(ks)
         depth = kmax if config.engine == "cosine" else POOL_DEPTH
-        for _n, q in enumerate(scored):
-            vector = vectors[q.id]
-            if isinstance(engine, SearchEngine):  # what the engine itself would embed
-                text = engine.query_text(q.question, q.conversation_id)
-                if text != q.question:
-                    if text not in rewritten:
-                        rewritten[text] = memory.embedder.encode_one(text)
-                    vector = rewritten[text]
-            found = engine.search(q.question, q.conversation_id, depth, embedding=vector)
+        for q in self.scored:
+            found = engine.search(
+                q.question, q.conversation_id, depth, embedding=self.vector(engine, q)
+            )
             whole = tuple(h.turn_id for h in found.hits)
             ranked = whole[:kmax]
             per_question.append(
@@ -222,41 +278,44 @@ def run_locomo_bench(
                 )
             )
             neo4j_ms.append(found.timings_ms["neo4j"])
-            if config == shipped and name != FUSION_ROW:
-                features.setdefault(q.id, found.answerability)
+            if config == self.shipped and name != FUSION_ROW:
+                self.features.setdefault(q.id, found.answerability)
             if q.evidence:
                 for k in ks:
                     exact[k].append(float(bool(set(ranked[:k]) & set(q.evidence))))
-                    supported[k].append(float(bool(set(ranked[:k]) & support[q.id])))
-            if progress:
-                progress(name, 1, len(scored))
-        by_row[name] = per_question
-        summary = summarize(per_question, ks)
-        latencies = [s.latency_ms for s in per_question]
-        report["rows"].append(
-            {
-                "name": name,
-                "config": _config_json(config)
-                | ({"fusion": {"rrf_k": RRF_K, "depth": RRF_DEPTH}} if name == FUSION_ROW else {}),
-                "metrics": {key: value.to_dict() for key, value in summary.items()},
-                "grades": {
-                    "exact_at": {str(k): _mean(v) for k, v in exact.items()},
-                    "supported_at": {str(k): _mean(v) for k, v in supported.items()},
-                },
-                "latency_ms": {
-                    "read_path": {
-                        "p50": percentile(latencies, 50),
-                        "p95": percentile(latencies, 95),
-                    },
-                    "neo4j": {"p50": percentile(neo4j_ms, 50), "p95": percentile(neo4j_ms, 95)},
-                },
-            }
-        )
-    if cv:
-        report["cv"] = loco_cv(by_row, ks)
-    if rows:
-        report["answerability"] = _answerability(memory, shipped, questions, features, kmax)
-    return report
+                    supported[k].append(float(bool(set(ranked[:k]) & self.support[q.id])))
+            if self.progress:
+                self.progress(name, 1, len(self.scored))
+        row = _row_report(name, config, ks, per_question, neo4j_ms, exact, supported)
+        return per_question, row
+
+
+def _row_report(
+    name: str,
+    config: EngineConfig,
+    ks: Sequence[int],
+    per_question: Sequence[QuestionScore],
+    neo4j_ms: Sequence[float],
+    exact: dict[int, list[float]],
+    supported: dict[int, list[float]],
+) -> dict[str, Any]:
+    """One row of the report: configuration, metrics per category, grades and latency."""
+    summary = summarize(per_question, ks)
+    latencies = [s.latency_ms for s in per_question]
+    return {
+        "name": name,
+        "config": _config_json(config)
+        | ({"fusion": {"rrf_k": RRF_K, "depth": RRF_DEPTH}} if name == FUSION_ROW else {}),
+        "metrics": {key: value.to_dict() for key, value in summary.items()},
+        "grades": {
+            "exact_at": {str(k): _mean(v) for k, v in exact.items()},
+            "supported_at": {str(k): _mean(v) for k, v in supported.items()},
+        },
+        "latency_ms": {
+            "read_path": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
+            "neo4j": {"p50": percentile(neo4j_ms, 50), "p95": percentile(neo4j_ms, 95)},
+        },
+    }
 
 
 def _answerability(
@@ -354,7 +413,7 @@ def fact_coverage(
     per_turn: dict[str, dict[str, int]] = {}
     for record in records:
         for row in memory.store.read(
-            "read/turn_fact_coverage", conversation_id=record.conversation_id
+            "bench/turn_fact_coverage", conversation_id=record.conversation_id
         ):
             per_turn[row["turn_id"]] = row
     n_turns = max(len(per_turn), 1)

@@ -193,7 +193,7 @@ class QuestionScore:
 
 def pool_all(score: QuestionScore) -> float:
     """Pool ALL: 1.0 if every gold turn is among the candidates the scorer examined, else 0.0;
-    the ceiling of ALL@k for any scorer over that pool (issue 13: it separates what candidate
+    the ceiling of ALL@k for any scorer over that pool (so it separates what candidate
     generation missed from what ranking missed). Without a recorded pool, ``ranked`` is the pool.
 
     Raises:

@@ -51,7 +51,7 @@ class _Main(click.Group):
 def main(ctx: click.Context, verbose: int) -> None:
     """kgmem: long-term memory for LLM agents, kept as a knowledge graph in Neo4j.
 
-    Settings come from KGMEM_* environment variables (see README, "Configuration").
+    Settings come from KGMEM_* environment variables (see docs/configuration.md).
     """
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")

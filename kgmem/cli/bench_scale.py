@@ -187,7 +187,8 @@ def bench_scale(
     FILE is the LoCoMo dev file: its conversations are ingested as themselves, then copied
     into synthetic tenants (slices with perturbed embeddings, written through the batched
     write statements) and into one long conversation. Run it on an empty server of its own
-    (the synthetic data stays); see README "Scaling out" for memory settings.
+    (the synthetic data stays); see docs/benchmarks.md, "The scale benchmark", for memory
+    settings.
     """
     from kgmem.bench.scale import ScaleConfig, run_scale_bench
 

@@ -91,7 +91,7 @@ def ingest_locomo(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest_chat(ctx: click.Context, file: Path, facts: str, quiet: bool, as_json: bool) -> None:
-    """Ingest kgmem's generic chat format (JSON or JSONL; see README)."""
+    """Ingest kgmem's generic chat format (JSON or JSONL; see README, "Your own conversations")."""
     _run(ctx, load_chat(file), facts, quiet, as_json)
 
 

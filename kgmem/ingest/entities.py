@@ -117,7 +117,7 @@ ABSTRACT = _words(
     "go shot try lol haha"
 )
 """Abstract, evaluative and quantity nouns: never `concept` entities ("it's a *blast*", "a *ton*
-of fun", "so much *love*"). Written from the conv-26 entity audit of issue 11."""
+of fun", "so much *love*"). Written from a hand audit of conv-26's entities (LoCoMo dev)."""
 QUALITIES = _words(
     "beauty grace power health wisdom faith trust respect right rights honesty kindness "
     "patience confidence dedication commitment devotion ambition ambitions determination "

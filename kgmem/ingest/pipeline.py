@@ -4,7 +4,7 @@ extracted) → typed entities → dates → supersession keys → events → tra
 Re-ingesting the same input changes nothing: ids are deterministic, writes are ``MERGE``, and
 turns/facts whose stored text is unchanged are neither re-embedded nor rewritten.
 
-Reliability (issue 12; README "Reliability"):
+Reliability (what a crash, a concurrent writer or a repeat must not break; docs/reliability.md):
 
 - **Whole units.** Everything is computed first (embeddings, extraction, supersession, events);
   then each batch of ``batch_size`` turns is written in *one* transaction together with its

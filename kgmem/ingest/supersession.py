@@ -9,8 +9,8 @@ the larger ``id`` as a deterministic tie-break) supersedes its immediate predece
 keeps both, linked by ``SUPERSEDES`` (docs/design.md §1, §3.6; the "latest serial wins" rule is the
 one MemoryAgentBench FactConsolidation, Hu et al. ICLR 2026, scores).
 
-Families beyond the relation table (issue 11) are read off the relation's verb and the object's
-words (`classify`):
+Families beyond the relation table (conversation rarely uses its keys) are read off the
+relation's verb and the object's words (`classify`):
 
 - **single-valued** — a later *asserted* (or negated) fact with the same subject and family
   supersedes the earlier one: residence (live/move/relocate/settle, renting a flat),
@@ -29,7 +29,7 @@ plan, a hypothetical, a question or something someone else said never changes a 
 
 **Retractions** ("I don't drink lattes anymore", "no longer", "not … anymore"): a negated fact
 of the family gets the key and so ends the old value's validity even when no replacement is
-given; the current value is then the retraction itself (modality ``negated``). Before issue 11,
+given; the current value is then the retraction itself (modality ``negated``). Formerly
 "no longer" / "not anymore" were read as retrospective and got no key; that was changed
 deliberately, since in conversation they announce a change of state ("I'm no longer at Acme").
 "used to", "previously", "formerly", "back then" still mark a fact as retrospective (no key),
@@ -164,8 +164,9 @@ CHANGE_CUE = re.compile(
     r"|instead|sold|lost|gave\s+(?:\w+\s+){0,2}away|rehomed|now|these\s+days|nowadays)\b",
     re.I,
 )
-"""Change cues of issue 11 (moved/relocated/switched/changed to, no longer, not … anymore, gave
-up, gone off, quit, stopped, left, pulled/taken off, instead, sold, lost, now)."""
+"""Change cues, words that announce a new value (moved/relocated/switched/changed to, no
+longer, not … anymore, gave up, gone off, quit, stopped, left, pulled/taken off, instead, sold,
+lost, now)."""
 
 MULTI_VALUED = frozenset({"pets", "owned", "hobbies", "health", "likes"})
 """Families where a subject holds several values at once; keys carry the object's head word."""

@@ -18,14 +18,14 @@ question is **unanswerable** when
 The terms not found in any fact about the named person are reported as ``unsupported``. A
 question that names no person is answerable (there is nothing to hold it against).
 
-A second, retrieval-side feature (issue 11, added with the speaker seeds of issue 13): when the
+A second, retrieval-side feature (it reads the ranked pool the speaker seeds fill): when the
 question names exactly one speaker of the conversation, the **speaker gap** is the best score of
 a candidate turn said by anyone else minus the best score of a turn said by that speaker
 (without the speaker term) — how much better what someone else said matches the question
 (`decide`). The question is unanswerable when the gap exceeds `SPEAKER_GAP_ALONE`, or when the
 fact rule above fires and the gap exceeds `SPEAKER_GAP_WITH_FACTS`. The rule
 and its constants were chosen on the LoCoMo dev split (categories 1-4 against 5) and checked by
-leave-one-conversation-out (README "Answerability").
+leave-one-conversation-out (docs/benchmarks.md, "Answerability").
 """
 
 from __future__ import annotations

@@ -73,9 +73,9 @@ class EngineConfig:
             expansion follow.
         max_hops: the stateful hop's limit.
         bm25_content_words: the BM25 query leaves out stop words and the named speakers'
-            names (`kgmem.retrieve.generators.question_words`; issue 13).
+            names (`kgmem.retrieve.generators.question_words`), which match every greeting turn.
         strip_speakers: embed the question without the named speakers' names
-            (`SearchEngine.query_text`; issue 13).
+            (`SearchEngine.query_text`), so the vector carries what is asked, not who.
     """
 
     engine: EngineName = "linked"
@@ -151,7 +151,7 @@ class EngineConfig:
         return None if self.fact_sources == "both" else [self.fact_sources]
 
 
-#: the shipped default generator set (the best dev configuration; see README "Benchmarks")
+#: the shipped default generator set (the best dev configuration; see docs/benchmarks.md)
 DEFAULT_GENERATORS = frozenset({"dense_turns", "dense_facts", "fulltext", "speaker"})
 
 
@@ -453,7 +453,7 @@ class SearchEngine:
         """The text the engine embeds for ``query``: with ``strip_speakers`` (linked engine), the
         question without the names of the conversation's speakers it names, so the vector
         carries what is asked and the ``speaker`` generator and term carry who (every turn and
-        fact about a speaker is close to her name; measured on the LoCoMo dev split, issue 13);
+        fact about a speaker is close to her name; measured on the LoCoMo dev split);
         otherwise ``query`` itself. Reads the conversation context when not cached.
 
         Raises:

@@ -96,7 +96,7 @@ GENERATORS: tuple[str, ...] = (
 """Seed generators and expansions a plan budgets (each value = max candidates it may add):
 dense_turns / dense_facts (vector search over turns / facts), fulltext (BM25 over turns),
 speaker (vector search over the turns spoken by a speaker the question names; 0 when it names
-none; issue 13), entity (turns linked to resolved entities), window (turns said in, or dated
+none), entity (turns linked to resolved entities), window (turns said in, or dated
 into, the time range the question names), events (turns via event membership), hop (hop-2
 structured query from hop-1 nodes; 0 = no second hop)."""
 
@@ -174,14 +174,14 @@ class QueryPlan(BaseModel):
         state: ``current`` when the question asks what holds now ("now", "still", "these
             days", or present tense: "where does X live"), ``past`` when it asks what held
             then ("did", "was", "used to", "before", "previously"); None otherwise. Read by
-            `kgmem.retrieve.resolve` (issue 11).
+            `kgmem.retrieve.resolve` to pick the current or the past value.
         asked: the answer slot.
         chain: for the ``chain`` operator, the compiled relation chain in hop order (the first
             relation applies to ``chain_base``); empty otherwise.
         chain_base: the surface the chain starts from (resolved against the graph by the walk).
         speakers: the conversation's speakers the question names, as stored (whole words,
             case-insensitive; "Ana's" names Ana): the ``speaker`` generator searches their
-            turns and the scorer's ``speaker`` term favours them (issue 13).
+            turns and the scorer's ``speaker`` term favours them.
         cues: every rule that fired, ``"<operator or field>:<cue>"``, for ``--explain``.
         budgets: generator name (see `GENERATORS`) -> max candidates it may add.
     """
@@ -495,7 +495,7 @@ class Planner:
 
     Budgets start from the constructor values (defaults = `kgmem.config.Settings` pool sizes;
     docs/design.md §3.2-3.3: ≈40 dense turns, ≈20 facts, ≈8 via events; the expansion along the
-    timeline was removed in issue 13: it never moved a LoCoMo dev figure)
+    timeline was removed: it never moved a LoCoMo dev figure)
     and are scaled per operator by `SCALE` (the largest factor of the applicable operators
     wins, so pools stay small). ``entity`` is 0 when no entity is resolved and ``hop`` is 0
     unless ``multi_hop``. These factors are starting hints, not tuned values.
@@ -660,7 +660,7 @@ class Planner:
             order = "earliest"
             cue("temporal", fm.group(0))
 
-        # --- current or past state (issue 11) ------------------------------------------------
+        # --- current or past state: which value `resolve` keeps ------------------------------
         state: State | None = None
         if cm:
             state = "current"

@@ -1,4 +1,4 @@
-"""Deterministic current and past values (docs/design.md §3.6, issue 11), decided in code; the
+"""Deterministic current and past values (docs/design.md §3.6), decided in code so that the
 reader never adjudicates contradictions.
 
 For a question about a *state* of the entities it names (`QueryPlan.state`):

@@ -10,7 +10,7 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
           + w_time     if the turn lies in the month or year the question names          (0.05)
           ± w_date     when the question names one day (or weekend): + if the turn's resolved
                        event time (else the time it was said) falls in it, - if the turn's
-                       fact is dated to another day (issue 11: "last Thursday" asked on a
+                       fact is dated to another day (so "last Thursday" asked on a
                        Monday must not match a turn that merely says "last Thursday")    (0.2)
           + Σ w_signal · generator signal (bm25 0.3; entity, event, hop 0.05 when on)
 

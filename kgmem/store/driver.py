@@ -103,8 +103,8 @@ class Store:
             AuthenticationFailed: wrong user or password.
         """
         # verify_connectivity fails at once; a managed transaction alone would retry a refused
-        # connection for the driver's 30 s retry budget before saying "not running" (found by
-        # tests/integration/test_faults.py).
+        # connection for the driver's 30 s retry budget before saying "not running", and a
+        # user who forgot to start the server should hear so at once.
         self._call(self._driver.verify_connectivity)
         self.run_read(lambda tx: tx.run("RETURN 1").consume())
 
@@ -156,8 +156,8 @@ class Store:
 
     # --- named statements --------------------------------------------------------------------
     # ``name`` is positional-only in read/write/write_batches so that a Cypher parameter may be
-    # called ``$name`` too (``read("read/resolve_entity", name=...)`` raised TypeError before;
-    # found by tests/integration/test_injection.py through Memory.history).
+    # called ``$name`` too: ``read("read/resolve_entity", name=...)`` would otherwise raise
+    # TypeError (the entity lookups of `kgmem current` / `kgmem history` pass ``name``).
     def read(self, name: str, /, **params: Any) -> list[Row]:
         """Run the catalogue statement ``name`` in a read transaction; rows as dicts."""
         text = self.queries[name]
@@ -277,7 +277,7 @@ def _native(value: Any) -> Any:
 
     ``record.data()`` followed by a second conversion walked every value twice through
     ``isinstance`` chains; for the linked read path's one-row answer (about 70 KB of maps) that
-    was 3-5 ms of client time per question (measured: notes of issue 15).
+    was 3-5 ms of client time per question (measured on the LoCoMo dev questions).
     """
     if type(value) in _PLAIN:
         return value

@@ -1,7 +1,8 @@
-"""Crash matrix (issue 12): ``kill -9`` a writer at fixed, named points of an ingest, an append
-and a forget — between transactions and inside them — then run the same call once more: the
-graph must equal a clean run's (the README's checksum: every node's properties but embeddings,
-every edge, sorted, SHA-256; compared with the conversation id neutralised).
+"""Crash matrix, because a crash anywhere must leave a state the same call repairs: ``kill -9`` a
+writer at fixed, named points of an ingest, an append and a forget — between transactions and
+inside them — then run the same call once more: the graph must equal a clean run's (the
+reliability page's checksum: every node's properties but embeddings, every edge, sorted,
+SHA-256; compared with the conversation id neutralised).
 
 The conversation is examples/sample_chat.json (10 turns, 2 sessions, a Berlin → Lisbon
 supersession, dated events) ingested with ``write_batch_size = 4``: three write units of turns
@@ -30,6 +31,9 @@ from kgmem.models import ConversationRecord
 from tests.integration.conftest import SAMPLE_CHAT
 from tests.integration.forking import KillPoint, fork_writer, wait
 from tests.strategies import record_figure, snapshot
+
+# slow: 17 kill -9 points, each a forked writer and a re-run (minutes)
+pytestmark = pytest.mark.slow
 
 APPENDED = [
     {"id": "n1", "speaker": "Ana", "text": "Update: I moved to Porto yesterday, new flat!"},

@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 
 from kgmem import Memory
 from kgmem.config import Settings
-from kgmem.errors import ConversationNotFound, KgmemError, MalformedInput
+from kgmem.errors import ConversationNotFound, MalformedInput, StoreError
 from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.ingest.locomo import parse_locomo_sample
+from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
 from kgmem.retrieve.engine import ALL_GENERATORS, EngineConfig
 from tests.strategies import DATA, FUZZ_EXAMPLES, nasty_text, record_figure
 
@@ -140,19 +141,41 @@ def test_twin_tenants_get_their_own_copies(memory: Memory, tenants: Tenants) -> 
 
 def test_id_clash_between_tenants_is_refused(memory: Memory, driver: neo4j.Driver) -> None:
     """Turn ``y:1`` of conversation ``x`` and turn ``1`` of conversation ``x:y`` would both be
-    ``x:y:1``. The loaders refuse ``:`` in conversation ids; the writer refuses the clash for
-    callers that build records themselves, and the first tenant's turn stays where it was."""
+    ``x:y:1``. The loaders and `Memory.add_turns` refuse ``:`` in conversation ids; the writer
+    refuses the clash for callers that build records themselves (here a conversation whose id
+    has no ``:``, so only the writer's constraint can stop it), and the first tenant's turn
+    stays where it was."""
     x = f"iso-clash-{uuid.uuid4().hex[:6]}"
+    other = f"{x}-other"
     try:
         memory.add_turns(
             x,
             [{"id": "y:1", "speaker": "Ana", "text": "the first tenant's turn"}],
             observed_at=WHEN,
         )
-        with pytest.raises(KgmemError):
+        with pytest.raises(MalformedInput, match="must not contain ':'"):
             memory.add_turns(
                 f"{x}:y", [{"id": "1", "speaker": "Eve", "text": "overwrite"}], observed_at=WHEN
             )
+        clash = ConversationRecord(
+            conversation_id=other,
+            speakers=("Eve",),
+            sessions=(SessionRecord(conversation_id=other, session=1, started_at=WHEN),),
+            turns=(
+                TurnRecord(
+                    id=f"{x}:y:1",
+                    conversation_id=other,
+                    session=1,
+                    index=0,
+                    dia_id="1",
+                    speaker="Eve",
+                    text="overwrite",
+                    observed_at=WHEN,
+                ),
+            ),
+        )
+        with pytest.raises(StoreError, match="ConstraintValidationFailed"):
+            memory.add_conversation(clash, facts="none")
         with driver.session() as session:
             row = session.run(
                 "MATCH (t:Turn {id: $id}) RETURN t.conversation_id AS cid, t.text AS text",
@@ -169,6 +192,6 @@ def test_id_clash_between_tenants_is_refused(memory: Memory, driver: neo4j.Drive
                 }
             )
     finally:
-        for cid in (x, f"{x}:y"):
+        for cid in (x, other):
             with contextlib.suppress(ConversationNotFound):
                 memory.forget(cid)

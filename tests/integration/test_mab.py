@@ -128,6 +128,7 @@ def test_browser_statement_shows_the_entity_history(memory: Memory, facts: str) 
     assert len(rows) >= 3
 
 
+@pytest.mark.slow  # the whole 6K benchmark: 200 questions over ingested fact lists (minutes)
 @pytest.mark.skipif(not MAB_6K.is_file(), reason="shared MAB data not present")
 def test_benchmark_through_memory_reaches_targets(memory: Memory) -> None:
     prefix = f"it-mab-{uuid.uuid4().hex[:8]}-"

@@ -1,6 +1,7 @@
-"""The framework snippets of README.md ("Framework adapters"), executed as written against the
-real Neo4j: only the user / conversation id is replaced by a unique one (forgotten afterwards),
-and the graphrag snippet's OpenAI model line by a scripted neo4j-graphrag LLM (no LLM here)."""
+"""The framework snippets of docs/surfaces.md ("Framework adapters"), executed as written against
+the real Neo4j: only the user / conversation id is replaced by a unique one (forgotten
+afterwards), and the graphrag snippet's OpenAI model line by a scripted neo4j-graphrag LLM (no
+LLM here). The README's adapter example must be that page's LangGraph snippet, word for word."""
 
 from __future__ import annotations
 
@@ -22,14 +23,21 @@ pytest.importorskip("neo4j_graphrag.retrievers.base")
 
 from neo4j_graphrag.llm import LLMInterfaceV2, LLMResponse
 
-DOC = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "surfaces.md"
+README = ROOT / "README.md"
 
 
-def snippet(heading: str) -> str:
-    section = DOC.read_text(encoding="utf-8").split(f"#### {heading}\n", 1)[1]
+def snippet(heading: str, doc: Path = DOC, level: str = "###") -> str:
+    """The first python block under the Markdown heading ``heading`` of ``doc``."""
+    section = doc.read_text(encoding="utf-8").split(f"\n{level} {heading}\n", 1)[1]
     match = re.search(r"```python\n(.*?)```", section, flags=re.S)
-    assert match is not None, f"no python block under {heading!r}"
+    assert match is not None, f"no python block under {heading!r} in {doc.name}"
     return match.group(1)
+
+
+def test_readme_adapter_example_is_the_tested_snippet() -> None:
+    assert snippet("Framework adapters", README, "###") == snippet("LangGraph")
 
 
 def run(code: str, settings: Settings, monkeypatch: pytest.MonkeyPatch, **names: Any) -> str:

@@ -176,6 +176,7 @@ def test_concurrent_ingests_and_searches(
         forget_quietly(memory, ref_chat, ref_locomo, a, b)
 
 
+@pytest.mark.slow  # extracting facts from a 100 KB turn takes about a minute
 def test_100kb_turn_is_stored_whole_and_embedded_truncated(
     memory: Memory, driver: neo4j.Driver, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -32,6 +32,9 @@ from kgmem.ingest.locomo import parse_locomo_sample
 from tests.integration.forking import fork_writer, wait
 from tests.strategies import DATA, record_figure, snapshot
 
+# slow: forked writers racing on one conversation (minutes under load)
+pytestmark = pytest.mark.slow
+
 WHEN = datetime(2025, 5, 8, 12, 0, tzinfo=UTC)
 CASES = Path(
     os.environ.get(

@@ -1,4 +1,5 @@
-"""The question text the linked engine embeds and the words its BM25 query ORs (issue 13)."""
+"""The question text the linked engine embeds and the words its BM25 query ORs (the speaker's
+name and stop words left out, so they do not drown what is asked)."""
 
 from __future__ import annotations
 

@@ -61,6 +61,6 @@ def test_turn_citing_winner_and_loser_is_not_penalised() -> None:
 def test_relevant_rows_filters_by_named_family() -> None:
     rows = [row("r", "ana|residence", 1, []), row("e", "ana|employer", 1, [])]
     assert [r["fact_id"] for r in relevant_rows("Where does Ana live now?", rows)] == ["r"]
-    # a question that names no family picks no key (issue 11: "still run on Sundays" must not
+    # a question that names no family picks no key (so "still run on Sundays" must not
     # be ranked by the drink decision)
     assert relevant_rows("What is new with Ana?", rows) == []

@@ -11,8 +11,8 @@ import pytest
 from kgmem.bench.scale import (
     ScaleConfig,
     Template,
-    _drift,
     copy_piece,
+    drift,
     long_id,
     long_pieces,
     perturb,
@@ -163,7 +163,7 @@ def test_slices_and_pieces_are_seeded_and_cover_the_length() -> None:
 def test_drift_counts_changed_sets() -> None:
     a = frozenset({"1", "2"})
     b = frozenset({"1", "3"})
-    out = _drift([(a, a), (a, b)], [(a, a), (b, b)])
+    out = drift([(a, a), (a, b)], [(a, a), (b, b)])
     assert out == {"questions": 2, "turn_sets_changed": 1, "fact_sets_changed": 0,
                    "mean_jaccard": round((1 + 1 + 1 / 3 + 1) / 4, 4)}  # fmt: skip
 

@@ -1,5 +1,5 @@
 // Everything `kgmem bench scale` copies from one stored conversation to build synthetic tenants
-// (kgmem/bench/scale.py): its sessions, turns (with embeddings, in utterance order), facts (with
+// (kgmem/bench/scale/generator.py): its sessions, turns (with embeddings, in utterance order), facts (with
 // embeddings, the turns they cite and the entities they are ABOUT), entities, mentions, events
 // (with their member facts) and SUPERSEDES pairs. Returns ONE row of seven lists.
 // :param conversation_id => 'conv-26'
