@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from kgmem.audit.labels import shorten
 from kgmem.audit.subgraph import evidence_subgraph
 from kgmem.audit.terms import format_terms, term_names
 
@@ -65,12 +66,6 @@ MAX_NODES = 30
 #: scores its whole pool whatever ``k`` is and only cuts the list, so the rank of a gold turn
 #: below the top ``k`` is read off the same ranking (no other query path)
 POOL_K = 100_000
-
-
-def shorten(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` characters with a trailing "…" when longer."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= width else flat[: max(0, width - 1)].rstrip() + "…"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from kgmem.audit.labels import shorten
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -85,8 +87,6 @@ def format_terms(terms: dict[str, float], *, limit: int = 4) -> str:
 def hit_label(hit: Hit, width: int = 48) -> str:
     """``"D2:14 Caroline: I went to a support group…"``: the turn's local id, speaker and the
     start of its text, at most ``width`` characters."""
-    from kgmem.audit.picture import shorten
-
     local = hit.turn_id.split(":", 1)[-1]
     return shorten(f"{local} {hit.speaker}: {' '.join(hit.text.split())}", width)
 
