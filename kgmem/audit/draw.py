@@ -98,7 +98,12 @@ def draw_picture(picture: EvidencePicture, *, title: str | None = None) -> Figur
         )
     heading = title or (
         f"evidence for {picture.conversation_id}: {len(picture.nodes)} nodes"
-        + (f", {picture.omitted} more in the subgraph (expand=True)" if picture.omitted else "")
+        + (
+            f"; {picture.omitted} more in the hits' evidence subgraph (draw them with "
+            "expand=True or kgmem explain --expand)"
+            if picture.omitted
+            else ""
+        )
     )
     ax.text(MARGIN, layout.height - 0.08, heading, ha="left", va="top", fontsize=FONT_SIZE + 1)
 

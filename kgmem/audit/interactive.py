@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PIXELS_PER_INCH", "to_html", "to_visualization_graph", "write_html"]
 
-#: layout inches to view pixels, across and down (down is larger: a circle is as wide as it is
-#: tall, while the boxes it stands for are wide and low)
-PIXELS_PER_INCH = (80.0, 125.0)
+#: layout inches to view pixels, across and down: chosen so a 30-node picture fills a
+#: 1600 x 1000 window at the opening zoom while the smallest boxes' circles stay apart
+PIXELS_PER_INCH = (110.0, 95.0)
 #: the view's size the opening zoom is fitted to (pixels; a laptop browser window)
 VIEW_SIZE = (1560.0, 860.0)
 
@@ -91,7 +91,8 @@ def to_visualization_graph(picture: EvidencePicture) -> VisualizationGraph:
                 {
                     "id": n.id,
                     "caption": _caption(n),
-                    "size": 26 if n.kind in ("hit", "gold_hit", "missed", "question") else 20,
+                    "size": 24 if n.kind in ("hit", "gold_hit", "missed", "question") else 21,
+                    "caption_size": 2,
                     "color": border if n.kind in ("gold_hit", "missed") else fill,
                     # centred on the origin, where the view opens; its y grows downwards
                     "x": (box.x - layout.width / 2) * PIXELS_PER_INCH[0],

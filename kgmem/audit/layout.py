@@ -11,6 +11,7 @@ matplotlib's default font, with a margin).
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kgmem.audit.picture import LAYERS, EvidencePicture, PictureNode, shorten
@@ -82,9 +83,12 @@ def wrap_node(node: PictureNode, width: float) -> tuple[tuple[str, ...], tuple[s
 
 def layered_layout(picture: EvidencePicture) -> Layout:
     """Place every node of ``picture``: one column per non-empty layer, left to right in
-    `LAYERS` order. The tallest column sets the height; in the others each box goes as near
-    as it can to the mean height of the boxes it links to in columns already placed (so edges
-    run nearly level), in `PictureNode.order`, pushed apart by `GAP_Y` so none overlap."""
+    `LAYERS` order. The tallest column sets the height. The hits column is stacked in rank
+    order; every other box goes as near as it can to the mean height of the boxes it links to
+    in columns already placed (so edges run nearly level), in `PictureNode.order`, pushed apart
+    by `GAP_Y` so none overlap. The links column is placed last and keeps clear of the edges
+    that pass through it (a decision's edge to its fact), so no edge seems to end at a box it
+    only passes behind."""
     layers = [name for name in LAYERS if picture.layer(name)]
     stacks: dict[str, list[tuple[PictureNode, tuple[str, ...], tuple[str, ...], float]]] = {}
     for name in layers:
@@ -105,12 +109,16 @@ def layered_layout(picture: EvidencePicture) -> Layout:
     for e in picture.edges:
         neighbours[e.source].add(e.target)
         neighbours[e.target].add(e.source)
-    boxes: dict[str, Box] = {}
     columns: dict[str, float] = {}
     x = MARGIN
-    # the hits column first: it anchors everything else (the question is centred on it)
-    for name in sorted(layers, key=lambda n: n != "hits"):
+    for name in layers:
+        columns[name] = x + COLUMN_WIDTH[name] / 2
+        x += COLUMN_WIDTH[name] + GAP_X
+    boxes: dict[str, Box] = {}
+    first = ("hits", "question", "facts", "decision")
+    for name in sorted(layers, key=lambda n: first.index(n) if n in first else len(first)):
         stack = stacks[name]
+        cx, width = columns[name], COLUMN_WIDTH[name]
         placed = [boxes[o].y for node, *_ in stack for o in neighbours[node.id] if o in boxes]
         if name == "hits" or not placed:
             top = ceiling - (inner - column_heights[name]) / 2
@@ -123,28 +131,54 @@ def layered_layout(picture: EvidencePicture) -> Layout:
             for node, *_, h in stack:
                 ys = [boxes[o].y for o in neighbours[node.id] if o in boxes]
                 wanted.append((sum(ys) / len(ys) + h / 2) if ys else None)
-            tops = _spread(wanted, [h for *_, h in stack], ceiling, floor)
+            bands = _crossing(picture, boxes, cx - width / 2, cx + width / 2)
+            tops = _spread(wanted, [h for *_, h in stack], ceiling, floor, bands)
         for (node, title, body, h), t in zip(stack, tops, strict=True):
-            boxes[node.id] = Box(0.0, t - h / 2, COLUMN_WIDTH[name], h, title, body)
-    for name in layers:
-        width = COLUMN_WIDTH[name]
-        columns[name] = x + width / 2
-        for node, *_ in stacks[name]:
-            b = boxes[node.id]
-            boxes[node.id] = Box(x + width / 2, b.y, b.width, b.height, b.title, b.body)
-        x += width + GAP_X
+            boxes[node.id] = Box(cx, t - h / 2, width, h, title, body)
     return Layout(boxes, x - GAP_X + MARGIN, height, columns)
 
 
+def _crossing(
+    picture: EvidencePicture, boxes: dict[str, Box], left: float, right: float
+) -> list[tuple[float, float]]:
+    """The height bands (low, high) that edges between placed boxes sweep while passing over
+    the column between ``left`` and ``right`` (edges are straight, side to side)."""
+    bands = []
+    for e in picture.edges:
+        a, b = boxes.get(e.source), boxes.get(e.target)
+        if a is None or b is None:
+            continue
+        if a.x > b.x:
+            a, b = b, a
+        x0, x1 = a.x + a.width / 2, b.x - b.width / 2
+        if not (x0 < left and right < x1):
+            continue
+        slope = (b.y - a.y) / (x1 - x0)
+        ys = [a.y + slope * (left - x0), a.y + slope * (right - x0)]
+        bands.append((min(ys) - GAP_Y / 2, max(ys) + GAP_Y / 2))
+    return bands
+
+
 def _spread(
-    wanted: list[float | None], heights: list[float], ceiling: float, floor: float
+    wanted: list[float | None],
+    heights: list[float],
+    ceiling: float,
+    floor: float,
+    bands: Sequence[tuple[float, float]] = (),
 ) -> list[float]:
     """Top edges for boxes stacked in the given order, each as near its wanted top as the
-    boxes above allow (None: right under the previous one), kept between floor and ceiling."""
+    boxes above allow (None: right under the previous one), below any band it would cover,
+    and kept between floor and ceiling."""
     tops: list[float] = []
     limit = ceiling
     for want, h in zip(wanted, heights, strict=True):
         top = min(limit, want if want is not None else limit)
+        moved = True
+        while moved:  # bands are few; each move goes strictly down
+            moved = False
+            for low, high in bands:
+                if top - h < high and low < top:
+                    top, moved = low, True
         tops.append(top)
         limit = top - h - GAP_Y
     # pushed below the floor: move the stack up from the bottom, as little as needed

@@ -426,7 +426,11 @@ def build_picture(
             "gold": is_gold,
         }
         title = ("GOLD " if is_gold else "") + head
-        body = (hit.text, f"score {hit.score:.2f}: {format_terms(hit.terms)}")
+        body: tuple[str, ...] = (hit.text, f"score {hit.score:.2f}: {format_terms(hit.terms)}")
+        when = hit.trace.get("event_time")
+        if isinstance(when, dict) and when.get("start"):
+            # the date the turn's words resolve to, which temporal questions are scored on
+            body += (f"event time {str(when['start'])[:10]} ({when.get('phrase', '')})",)
         b.add(
             PictureNode(
                 hit.turn_id, "hits", "gold_hit" if is_gold else "hit", title, body, props, rank
