@@ -50,7 +50,7 @@ bench-mab: neo4j-start
 
 ## every picture in docs/img/ from the current code (docs/audit.md; Browser screenshots excepted)
 figures: neo4j-start
-	$(BIN)/python -m kgmem.devtools.figures
+	$(BIN)/python -m kgmem.audit.figures
 
 lint: setup
 	$(BIN)/ruff check kgmem tests

@@ -38,6 +38,15 @@ def _plain(value: Any) -> Any:
     return json.dumps(value, default=str, ensure_ascii=False)
 
 
+#: fills that differ from the static picture's: a circle has no border to ring gold with, so a
+#: gold hit is solid red and a missed gold turn light red
+GOLD_FILLS: dict[str, str] = {"gold_hit": "#d62728", "missed": "#ff9896"}
+
+
+def _colour(kind: str) -> str:
+    return GOLD_FILLS.get(kind) or KIND_STYLE.get(kind, ("#ffffff",))[0]
+
+
 def _caption(node: PictureNode) -> str:
     """The few words that fit inside a node's circle: a hit's rank and local id, a missed gold
     turn's local id, a fact's relation, an entity's or event's name."""
@@ -83,7 +92,6 @@ def to_visualization_graph(picture: EvidencePicture) -> VisualizationGraph:
     nodes = []
     for n in picture.nodes:
         box = layout.boxes[n.id]
-        fill, border, _, _ = KIND_STYLE.get(n.kind, ("#ffffff", "#000000", 0.8, n.kind))
         props = {key: _plain(value) for key, value in n.properties.items()}
         props |= {"layer": n.layer, "kind": n.kind, "label": " · ".join((n.title, *n.lines))}
         nodes.append(
@@ -93,7 +101,7 @@ def to_visualization_graph(picture: EvidencePicture) -> VisualizationGraph:
                     "caption": _caption(n),
                     "size": 24 if n.kind in ("hit", "gold_hit", "missed", "question") else 21,
                     "caption_size": 2,
-                    "color": border if n.kind in ("gold_hit", "missed") else fill,
+                    "color": _colour(n.kind),
                     # centred on the origin, where the view opens; its y grows downwards
                     "x": (box.x - layout.width / 2) * PIXELS_PER_INCH[0],
                     "y": (layout.height / 2 - box.y) * PIXELS_PER_INCH[1],
@@ -123,7 +131,7 @@ def to_visualization_graph(picture: EvidencePicture) -> VisualizationGraph:
             entries=[
                 LegendEntry(
                     label=KIND_STYLE[k][3],
-                    color=KIND_STYLE[k][1] if k in ("gold_hit", "missed") else KIND_STYLE[k][0],
+                    color=_colour(k),
                 )
                 for k in kinds
                 if k in KIND_STYLE

@@ -1,6 +1,6 @@
 """Regenerate the pictures in docs/img/ from the current code (``make figures``).
 
-    python -m kgmem.devtools.figures [--locomo FILE] [--conversation ID] [--out docs/img]
+    python -m kgmem.audit.figures [--locomo FILE] [--conversation ID] [--out docs/img]
 
 Ingests the conversation (idempotent) into the Neo4j of the usual ``KGMEM_*`` settings, picks
 the audit's three questions (`kgmem.audit.examples.pick_examples`) and writes:
@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 
 __all__ = ["NOT_REGENERATED", "chromium_screenshot", "main"]
 
