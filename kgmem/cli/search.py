@@ -175,6 +175,8 @@ def explain(
 ) -> None:
     """Why these turns: plan, score terms, trace; or (--cypher) the evidence subgraph query;
     --html / --png write the layered evidence picture (docs/audit.md)."""
+    if (gold or expand) and html_path is None and png_path is None:
+        raise click.UsageError("--gold and --expand shape the picture: give --html or --png")
     with memory_from(ctx) as memory:
         if html_path is None and png_path is None:
             result = memory.search(question, conversation_id, k)

@@ -193,3 +193,5 @@ def test_explain_html_and_png_write_the_same_picture(
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=", page)  # nothing fetched
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"gold {conversation}:S1:4: " in done.output
+    alone = CliRunner().invoke(main, [*args, "--gold", "S1:4"], env=env)
+    assert alone.exit_code == 2 and "give --html or --png" in alone.output
