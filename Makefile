@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # one (docs/install.md, "Install weight"). Empty (the default, and CI's route): torch comes from PyPI.
 TORCH_INDEX ?=
 
-.PHONY: setup demo test test-fast test-slow test-unit neo4j-start neo4j-stop bench-locomo bench-mab lint typecheck clean
+.PHONY: setup demo test test-fast test-slow test-unit neo4j-start neo4j-stop bench-locomo bench-mab figures lint typecheck clean
 
 setup: $(VENV)/.installed
 
@@ -55,6 +55,10 @@ bench-locomo: neo4j-start
 
 bench-mab: neo4j-start
 	$(KGMEM) bench mab ../shared/data/mab/factconsolidation_6k.json --json bench-results/mab-6k.json
+
+## every picture in docs/img/ from the current code (docs/audit.md; Browser screenshots excepted)
+figures: neo4j-start
+	$(BIN)/python -m kgmem.audit.figures
 
 lint: setup
 	$(BIN)/ruff check kgmem tests

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import cast
 
 import click
@@ -132,14 +133,75 @@ def search(
     is_flag=True,
     help="Print a ready-to-paste Neo4j Browser statement drawing the evidence subgraph.",
 )
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write the layered evidence picture as an interactive, self-contained HTML page "
+    "(neo4j-viz; needs the notebooks extra).",
+)
+@click.option(
+    "--png",
+    "png_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write the layered evidence picture as a static PNG (matplotlib).",
+)
+@click.option(
+    "--gold",
+    multiple=True,
+    help="A turn you expected (full or local id, e.g. D1:3; repeatable): drawn with why it "
+    "is missing.",
+)
+@click.option(
+    "--expand",
+    is_flag=True,
+    help="Draw the hits' whole evidence subgraph, not only what brought each hit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def explain(
-    ctx: click.Context, question: str, conversation_id: str, k: int, as_cypher: bool, as_json: bool
+    ctx: click.Context,
+    question: str,
+    conversation_id: str,
+    k: int,
+    as_cypher: bool,
+    html_path: Path | None,
+    png_path: Path | None,
+    gold: tuple[str, ...],
+    expand: bool,
+    as_json: bool,
 ) -> None:
-    """Why these turns: plan, score terms, trace; or (--cypher) the evidence subgraph query."""
+    """Why these turns: plan, score terms, trace; or (--cypher) the evidence subgraph query;
+    --html / --png write the layered evidence picture (docs/audit.md)."""
+    if (gold or expand) and html_path is None and png_path is None:
+        raise click.UsageError("--gold and --expand shape the picture: give --html or --png")
     with memory_from(ctx) as memory:
-        result = memory.search(question, conversation_id, k)
+        if html_path is None and png_path is None:
+            result = memory.search(question, conversation_id, k)
+        else:
+            from kgmem.audit.picture import evidence_picture
+
+            picture, result = evidence_picture(
+                memory, question, conversation_id, k=k, gold=gold, expand=expand
+            )
+            if html_path is not None:
+                from kgmem.audit.interactive import write_html
+
+                write_html(picture, html_path)
+                console.print(f"wrote {html_path} ({len(picture.nodes)} nodes)")
+            if png_path is not None:
+                import matplotlib
+
+                matplotlib.use("Agg")  # a file, never a window
+                from kgmem.audit.draw import save_picture
+
+                save_picture(picture, png_path)
+                console.print(f"wrote {png_path}")
+            for miss in picture.missed:
+                console.print(f"gold {miss.turn_id}: {miss.reason}")
+            return
         if as_cypher:
             click.echo(memory.evidence_cypher(result))
             return

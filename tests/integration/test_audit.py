@@ -4,19 +4,24 @@ the networkx evidence subgraph and its drawings, and the EXACT / SUPPORTED grade
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import matplotlib
 import neo4j
 
 from kgmem.api import Memory
 from kgmem.audit import (
+    MAX_NODES,
+    POOL_K,
     cypher_string,
     draw_evidence,
     evidence_cypher,
+    evidence_picture,
     evidence_subgraph,
     grade,
     plot_terms,
 )
+from kgmem.config import Settings
 from kgmem.models import QuestionRecord
 from kgmem.store.catalogue import catalogue
 
@@ -134,3 +139,59 @@ def test_grades_exact_and_supported(memory: Memory, conversation: str) -> None:
     elsewhere = moved.model_copy(update={"evidence": (f"{conversation}:S9:9",), "answer": "Lisbon"})
     graded = grade(memory, elsewhere, result, k=3)
     assert not graded["exact"] and graded["supported"]
+
+
+def test_evidence_picture_from_the_store_explains_hits_and_missed_gold(
+    memory: Memory, conversation: str
+) -> None:
+    """The picture of a current-value question on the sample chat: the hits in the order
+    search returns them, the facts behind their terms, the move's SUPERSEDES link, the
+    current-value decision, and a gold turn outside the top k with its rank."""
+    question = "Where does Ana live now?"
+    plain = memory.search(question, conversation, k=3)
+    whole = memory.search(question, conversation, k=POOL_K)
+    outside = whole.hits[4].turn_id  # a turn the top 3 do not hold
+    picture, shown = evidence_picture(
+        memory, question, conversation, k=3, gold=[outside.split(":", 1)[1]]
+    )
+    assert [h.turn_id for h in shown.hits] == [h.turn_id for h in plain.hits]
+    assert [n.id for n in picture.layer("hits")] == [*(h.turn_id for h in plain.hits), outside]
+    (miss,) = picture.missed
+    assert miss.turn_id == outside and miss.rank == 5 and miss.candidates == whole.candidates
+    assert miss.short_term is not None and miss.reason.startswith(f"ranked 5 of {whole.candidates}")
+    facts = {n.id for n in picture.layer("facts")}
+    for hit in plain.hits:
+        if hit.trace.get("fact_id"):
+            assert hit.trace["fact_id"] in facts
+    assert plain.current, "the sample chat's move is a current-value decision"
+    decisions = picture.layer("decision")
+    assert {d.properties["winner"] for d in decisions} == {d["winner"] for d in plain.current}
+    assert any(e.type == "SUPERSEDES" for e in picture.edges)  # Berlin -> Lisbon
+    assert len(picture.nodes) <= MAX_NODES
+    assert picture.cypher == memory.evidence_cypher(plain)
+
+
+def test_explain_html_and_png_write_the_same_picture(
+    settings: Settings, conversation: str, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from kgmem.cli import main
+
+    html, png = tmp_path / "why.html", tmp_path / "why.png"
+    password = settings.resolved_password()
+    assert password is not None
+    env = {"KGMEM_NEO4J_URI": settings.neo4j_uri, "KGMEM_NEO4J_PASSWORD": password}
+    args = ["explain", "Where does Ana live now?", "--conversation", conversation, "--k", "3"]
+    done = CliRunner().invoke(
+        main, [*args, "--gold", "S1:4", "--html", str(html), "--png", str(png)], env=env
+    )
+    assert done.exit_code == 0, done.output
+    page = html.read_text(encoding="utf-8")
+    assert page.startswith("<!") and 'id="neo4j-viz-data"' in page
+    assert "Where does Ana live now?" in page and f"{conversation}:S1:4" in page
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=", page)  # nothing fetched
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"gold {conversation}:S1:4: " in done.output
+    alone = CliRunner().invoke(main, [*args, "--gold", "S1:4"], env=env)
+    assert alone.exit_code == 2 and "give --html or --png" in alone.output

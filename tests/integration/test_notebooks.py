@@ -120,9 +120,18 @@ def test_evidence_audit_notebook(settings: Settings, small_locomo: tuple[Path, s
         "evidence_audit.ipynb",
         _env(settings, KGMEM_LOCOMO_FILE=str(path), KGMEM_NOTEBOOK_CONVERSATION=sample_id),
     )
-    assert len(outputs(nb, "image/png")) >= 2  # the evidence subgraph and the score terms
+    # three layered pictures (multi-hop, current value, temporal) and the score terms
+    assert len(outputs(nb, "image/png")) >= 4
+    views = [o["data"]["text/html"] for o in outputs(nb, "text/html")]
+    views = [v for v in views if 'id="neo4j-viz-data"' in v]
+    assert len(views) == 3  # one interactive view per question, each self-contained
+    assert not any(re.search(r"<script[^>]+src=|<link[^>]+href=[\"']https?:", v) for v in views)
     printed = text(nb)
     assert f"conversation {sample_id}" in printed and ":param turn_ids => [" in printed
+    for kind in ("multi-hop", "current value", "temporal"):
+        assert re.search(rf"^{kind} +\S+: ", printed, flags=re.M), kind
+    # the multi-hop pick lost a gold turn in these sessions, and the picture says why
+    assert re.search(r"missed gold \S+: (ranked \d+ of \d+|not in the pool)", printed)
     (table,) = outputs(nb, "text/markdown")
     assert "| EXACT | SUPPORTED |" in table["data"]["text/markdown"]
     assert re.search(r"EXACT \d+/\d+, SUPPORTED \d+/\d+", printed)

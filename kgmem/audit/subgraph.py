@@ -1,17 +1,10 @@
-"""Evidence audit: why did these turns come back, and are they the right ones?
+"""The whole evidence subgraph of some turns, as networkx and as a force-directed drawing.
 
-Three views of one `SearchResult`, used by ``kgmem explain --cypher``, the evidence-audit
-notebook and anyone checking a retrieval by hand:
-
-- `evidence_cypher`: a ready-to-paste Neo4j Browser script (a ``:param`` line + the statement
-  of ``cypher/browser/evidence_subgraph.cypher``) that draws the hits' evidence subgraph;
-- `evidence_subgraph` / `draw_evidence`: the same subgraph as a `networkx.MultiDiGraph`, drawn
-  with matplotlib (nodes coloured by label, edges by type, gold turns ringed);
-- `grade`: the EXACT / SUPPORTED grades of docs/design.md §4 for one question.
-
-Only `evidence_subgraph` and `grade` touch the store (through named statements); matplotlib is
-imported lazily by `draw_evidence` and `plot_terms`, so importing this module needs neither a
-server nor a display.
+`evidence_subgraph` reads ``cypher/read/evidence_subgraph.cypher``, the code twin of the
+Browser statement `kgmem.retrieve.evidence.evidence_cypher` prints (same nodes and edges).
+`kgmem.audit.picture` builds its focused picture from it; `draw_evidence` draws all of it
+(every node, spring layout), which is only legible for a few hits: use `draw_picture` for a
+question's audit. matplotlib is imported lazily.
 """
 
 from __future__ import annotations
@@ -21,25 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from kgmem.retrieve.evidence import cypher_string, evidence_cypher
-
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from kgmem.api import Memory
-    from kgmem.models import QuestionRecord
-    from kgmem.retrieve.engine import SearchResult
 
-__all__ = [
-    "EDGE_COLOURS",
-    "NODE_COLOURS",
-    "cypher_string",
-    "draw_evidence",
-    "evidence_cypher",
-    "evidence_subgraph",
-    "grade",
-    "plot_terms",
-]
+__all__ = ["EDGE_COLOURS", "NODE_COLOURS", "draw_evidence", "evidence_subgraph"]
 
 #: node fill colour per label (matplotlib named colours)
 NODE_COLOURS: dict[str, str] = {
@@ -206,78 +186,3 @@ def draw_evidence(
     )
     ax.set_axis_off()
     return ax
-
-
-def plot_terms(result: SearchResult, *, ax: Axes | None = None) -> Axes:
-    """A stacked horizontal bar per hit: the scorer terms that sum to its score.
-
-    Args:
-        result: a search result (each hit's ``terms``; cosine terms in [-1, 1]).
-        ax: axes to draw on (a new figure when None).
-
-    Returns:
-        the axes drawn on (best hit at the top).
-    """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 0.45 * max(4, len(result.hits)) + 1))
-    names = list(dict.fromkeys(name for hit in result.hits for name in hit.terms))
-    rows = [f"{hit.turn_id.split(':', 1)[-1]}" for hit in result.hits]
-    positions = list(range(len(result.hits)))[::-1]
-    left_pos = [0.0] * len(rows)
-    left_neg = [0.0] * len(rows)
-    for name in names:
-        values = [hit.terms.get(name, 0.0) for hit in result.hits]
-        lefts = [lp if v >= 0 else ln for v, lp, ln in zip(values, left_pos, left_neg, strict=True)]
-        ax.barh(positions, values, left=lefts, label=name, height=0.7)
-        for i, v in enumerate(values):
-            if v >= 0:
-                left_pos[i] += v
-            else:
-                left_neg[i] += v
-    ax.set_yticks(positions, rows, fontsize=8)
-    ax.set_xlabel("score (sum of terms)")
-    ax.axvline(0, color="black", lw=0.6)
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(f"score terms of each hit: {result.query}", fontsize=9)
-    return ax
-
-
-def grade(
-    memory: Memory, question: QuestionRecord, result: SearchResult, k: int = 10
-) -> dict[str, Any]:
-    """The EXACT and SUPPORTED grades of one question's top-``k`` hits (docs/design.md §4).
-
-    EXACT: a gold turn is in the top ``k``. SUPPORTED: a top-``k`` turn is gold, shares a fact
-    with a gold turn (one ``Fact`` CITES both), or contains the normalised gold answer string
-    (the rule of `kgmem.bench.locomo`, so that notebook and benchmark agree).
-
-    Args:
-        memory: a connected memory.
-        question: a question with gold evidence ids (LoCoMo layout).
-        result: the search result for ``question.question``.
-        k: cut-off.
-
-    Returns:
-        ``{"question_id", "category", "question", "exact": bool, "supported": bool,
-        "gold": [ids], "gold_ranks": {id: 1-based rank or None}}``.
-    """
-    from kgmem.bench.locomo import evidence_support
-    from kgmem.bench.metrics import normalize_answer
-
-    top = result.hits[:k]
-    top_ids = [hit.turn_id for hit in top]
-    gold = set(question.evidence)
-    support = evidence_support(memory, question.evidence)
-    answer = normalize_answer(question.answer)
-    contains = bool(answer) and any(answer in normalize_answer(hit.text) for hit in top)
-    return {
-        "question_id": question.id,
-        "category": question.category,
-        "question": question.question,
-        "exact": bool(gold & set(top_ids)),
-        "supported": bool(support & set(top_ids)) or contains,
-        "gold": list(question.evidence),
-        "gold_ranks": {g: (top_ids.index(g) + 1 if g in top_ids else None) for g in gold},
-    }
