@@ -17,6 +17,7 @@ retriever's job (use `Memory.add_turns` or the LangGraph store).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from kgmem.adapters import require
@@ -26,7 +27,10 @@ from kgmem.retrieve.engine import EngineConfig
 
 require("langchain_core.retrievers", "langchain")
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun  # noqa: E402
+from langchain_core.callbacks import (  # noqa: E402
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.retrievers import BaseRetriever  # noqa: E402
 from pydantic import ConfigDict, Field  # noqa: E402
@@ -86,6 +90,20 @@ class KgmemRetriever(BaseRetriever):
         Raises:
             ValueError: ``k`` < 1 (or not an integer).
         """
+        return self._documents(query, k)
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+    ) -> list[Document]:
+        """`_get_relevant_documents` in a worker thread (Neo4j and the model never block the
+        event loop)."""
+        return await asyncio.to_thread(self._documents, query, k)
+
+    def _documents(self, query: str, k: int | None) -> list[Document]:
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         n = self.k if k is None else k

@@ -15,10 +15,20 @@ from kgmem.retrieve.generators import MAX_TERM_CHARS, question_words
 from kgmem.store.schema import wait_online
 from kgmem.turns import MAX_TURN_CHARS, make_turn
 
-WORDS = (
-    "running marathons generously organisational relationships happily "
-    "Caroline's adventurous photographers beautifully considerations nationalities"
-).split() * 20
+WORDS = [
+    "running",
+    "marathons",
+    "generously",
+    "organisational",
+    "relationships",
+    "happily",
+    "Caroline's",
+    "adventurous",
+    "photographers",
+    "beautifully",
+    "considerations",
+    "nationalities",
+] * 20
 
 
 def test_stems_from_eight_threads_equal_the_sequential_stems() -> None:
@@ -103,7 +113,7 @@ def test_wait_online_waits_for_a_populating_index() -> None:
 def test_wait_online_is_bounded_and_typed() -> None:
     clock = Clock()
     rounds = _states([("turn_text", "POPULATING")])
-    with pytest.raises(IndexNotOnline, match="turn_text.*POPULATING.*50% populated") as info:
+    with pytest.raises(IndexNotOnline, match=r"turn_text.*POPULATING.*50% populated") as info:
         wait_online(lambda: next(rounds), 5, poll_s=1, clock=clock, sleep=clock.sleep)
     assert info.value.waited_s == 5 and clock.sleeps == 5
 
@@ -111,6 +121,6 @@ def test_wait_online_is_bounded_and_typed() -> None:
 def test_wait_online_fails_at_once_on_a_failed_index() -> None:
     clock = Clock()
     rounds = _states([("fact_text", "FAILED"), ("turn_text", "POPULATING")])
-    with pytest.raises(IndexNotOnline, match="fact_text.*FAILED"):
+    with pytest.raises(IndexNotOnline, match=r"fact_text.*FAILED"):
         wait_online(lambda: next(rounds), 60, clock=clock, sleep=clock.sleep)
     assert clock.sleeps == 0
