@@ -481,8 +481,12 @@ def _same(previous: Mapping[str, Any], text: str, speaker: str, value_json: str)
 
 
 def _matches(value: Mapping[str, Any], condition: Mapping[str, Any] | None) -> bool:
-    """LangGraph's filter semantics: every field must match; ``{"$op": x}`` compares."""
-    return all(_compare(value.get(name), want) for name, want in (condition or {}).items())
+    """LangGraph's filter semantics: every field must match; ``{"$op": x}`` compares; a dotted
+    name (``user.access-level``) that is not a top-level field reaches into nested objects."""
+    return all(
+        _compare(value[name] if name in value else _at(value, name), want)
+        for name, want in (condition or {}).items()
+    )
 
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
