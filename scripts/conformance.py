@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,30 +36,12 @@ CACHE = ROOT / ".conformance"
 SITE = CACHE / "site"
 PLUGIN_DIR = ROOT / "tests" / "conformance"
 
-#: the suites' test-time dependencies, pinned; installed with --no-deps into SITE (everything
-#: else they import is already a kgmem dependency or extra)
-TEST_DEPS = (
-    "langchain-tests==1.1.9",
-    "langgraph-checkpoint-sqlite==3.1.2",
-    "langgraph-checkpoint-postgres==3.2.0",
-    "aiosqlite==0.22.1",
-    "sqlite-vec==0.1.9",
-    "pytest-asyncio==1.5.0",
-    "pytest-mock==3.17.0",
-    "syrupy==7.0.2",
-    "pytest-socket==0.8.1",
-    "vcrpy==9.4.2",
-    "pyyaml==6.0.4",
-    "wrapt==2.5.2",
-    "multidict==7.2.1",
-    "yarl==1.25.1",
-    "propcache==0.5.4",
-    "idna==3.20",
-    "redis==8.1.0",
-    "psycopg==3.3.9",
-    "psycopg-binary==3.3.9",
-    "psycopg-pool==3.3.3",
-    "pycryptodome==4.4.0",
+#: the suites' test-time dependencies, pinned in pyproject.toml's ``conformance`` extra and
+#: installed with --no-deps into SITE (everything else they import is a kgmem dependency)
+TEST_DEPS = tuple(
+    tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "conformance"
+    ]
 )
 
 
