@@ -207,6 +207,7 @@ def run_suite(suite: Suite, env: dict[str, str]) -> dict[str, dict[str, str]]:
     where = prepare(suite)
     results = CACHE / f"results-{suite.name}.json"
     results.unlink(missing_ok=True)
+    results.with_suffix(".jsonl").unlink(missing_ok=True)
     paths = [str(where)] if suite.sdist else []
     paths += [str(ROOT), str(PLUGIN_DIR), str(SITE)]
     suite_env = {
@@ -240,7 +241,7 @@ def run_suite(suite: Suite, env: dict[str, str]) -> dict[str, dict[str, str]]:
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, env=suite_env, cwd=where, check=False)
     if not results.exists():
-        return {"<collection>": {"outcome": "failed", "reason": "pytest wrote no results"}}
+        return {"<session>": {"outcome": "failed", "reason": "pytest wrote no results"}}
     loaded: dict[str, dict[str, str]] = json.loads(results.read_text())
     return loaded
 
@@ -291,10 +292,13 @@ def main() -> int:
     table: list[tuple[str, dict[str, dict[str, str]]]] = []
     try:
         for suite in chosen:
-            repeats = args.repeat_injected if suite.name == "langgraph-graph" else 1
-            for attempt in range(repeats):
-                title = suite.title + (f" [run {attempt + 1}/{repeats}]" if repeats > 1 else "")
-                table.append((title, run_suite(suite, env)))
+            if suite.name == "langgraph-graph" and args.repeat_injected > 1:
+                # one process (pytest-repeat): each repetition is its own test, fresh store
+                suite.args += ["-p", "pytest_repeat", "--count", str(args.repeat_injected)]
+                title = f"{suite.title} x{args.repeat_injected}"
+            else:
+                title = suite.title
+            table.append((title, run_suite(suite, env)))
     finally:
         server.stop()
         shutil.rmtree(data_dir, ignore_errors=True)

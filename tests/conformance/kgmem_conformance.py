@@ -104,6 +104,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     elif report.failed:
         message = getattr(report.longrepr, "reprcrash", None)
         entry.update(outcome="failed", reason=str(getattr(message, "message", ""))[:300])
+    path = os.environ.get("KGMEM_CONFORMANCE_RESULTS")
+    if path and report.when == "teardown":  # as it goes, so a long run can be read midway
+        with open(path.removesuffix(".json") + ".jsonl", "a", encoding="utf-8") as out:
+            out.write(json.dumps({"test": report.nodeid, **entry}) + "\n")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
