@@ -294,7 +294,7 @@ def main() -> int:
         for suite in chosen:
             if suite.name == "langgraph-graph" and args.repeat_injected > 1:
                 # one process (pytest-repeat): each repetition is its own test, fresh store
-                suite.args += ["-p", "pytest_repeat", "--count", str(args.repeat_injected)]
+                suite.args += ["--count", str(args.repeat_injected), "--repeat-scope=session"]
                 title = f"{suite.title} x{args.repeat_injected}"
             else:
                 title = suite.title

@@ -287,6 +287,11 @@ class KgmemStore(BaseStore):
         """Append the item's next version; the versions are read, the local id chosen and the
         new turn linked to the one it supersedes inside the append's locked transaction
         (`_Put.prepare` / `_Put.finish`), so concurrent puts of one key queue."""
+        versions = self._versions(put.conversation_id, put.key)
+        if versions and _same(versions[-1], put.text, put.speaker, put.value_json):
+            # unchanged: no embedding, no locked transaction (a concurrent put of other content
+            # is then simply the later one, as it would be had it queued behind this one)
+            return
         self.memory._add_turns(
             put.conversation_id,
             [{"id": put.key, "speaker": put.speaker, "text": put.text}],
