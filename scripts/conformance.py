@@ -82,7 +82,7 @@ SUITES = [
         "sqlite-async-store",
         "langgraph-checkpoint-sqlite 3.1.2 tests/test_async_store.py",
         ("langgraph-checkpoint-sqlite", "3.1.2"),
-        ["tests/__init__.py", "tests/test_async_store.py"],
+        ["tests/__init__.py", "tests/test_store.py", "tests/test_async_store.py"],
         {
             "tests/test_async_store.py": _REBIND.format(
                 names="acreate_vector_store as create_vector_store, store"

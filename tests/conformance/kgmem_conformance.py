@@ -71,7 +71,9 @@ NOT_APPLICABLE: dict[str, list[tuple[str, str]]] = {
             "attributes (kgmem embeds with its own model; there is no index config)",
         ),
         ("test_scores*", "exact cosine scores of the suite's fake CharacterEmbeddings"),
-        ("test_basic_store_ops*", "builds AsyncSqliteStore directly (no fixture to replace)"),
+        ("test_vector_update_with_embedding*", INDEX_FALSE),
+        ("test_embed_with_path_operation_config*", INDEX_FALSE),
+        ("test_embed_with_path[[]*", FAKE_SCORES),
     ],
     "checkpoint-store": [
         ("test_async_batch_store*", "AsyncBatchedBaseStore internals (mocked InMemoryStore)"),
@@ -120,6 +122,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if path and report.when == "teardown":  # as it goes, so a long run can be read midway
         with open(path.removesuffix(".json") + ".jsonl", "a", encoding="utf-8") as out:
             out.write(json.dumps({"test": report.nodeid, **entry}) + "\n")
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:  # a module that does not even import is a failure, not an empty suite
+        _OUTCOMES[report.nodeid or "<collection>"] = {
+            "outcome": "failed",
+            "reason": str(report.longrepr)[-300:],
+        }
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
