@@ -94,7 +94,7 @@ SUITES = [
         "langgraph-checkpoint 4.3.2 tests/test_store.py (InMemoryStore's own tests)",
         ("langgraph-checkpoint", "4.3.2"),
         ["tests/__init__.py", "tests/test_store.py", "tests/embed_test_utils.py"],
-        {"tests/test_store.py": _REBIND.format(names="make_store as InMemoryStore")},
+        {"tests/test_store.py": _REBIND.format(names="StandInStore as InMemoryStore")},
     ),
     Suite(
         "langgraph-graph",

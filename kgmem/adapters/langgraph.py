@@ -10,7 +10,8 @@ Mapping (the source of each rule is the kgmem issue that specified this adapter)
 - **namespace → conversation**: ``("memories", "ana")`` is conversation ``memories.ana``.
   Every operation, including the ops given straight to ``batch`` / ``abatch``, is checked by
   LangGraph's own namespace rules first (a label must be a non-empty string without ``.`` or
-  NUL; a put's namespace must be non-empty and not rooted at ``langgraph``), so the join is
+  NUL; ``put`` also refuses an empty namespace and the reserved root ``langgraph``, which
+  LangGraph lets ``batch`` write, as its own stores do), so the join is
   reversible: no label can reach another namespace. A label holding ``:`` is refused too (a
   kgmem conversation id cannot hold one). All of these raise LangGraph's
   ``InvalidNamespaceError``, and a batch with one bad op runs none of its ops.
@@ -215,13 +216,8 @@ class KgmemStore(BaseStore):
                 )
         if not isinstance(op, PutOp):
             return None
-        if op.value is not None:  # what BaseStore.put checks beyond the labels
-            if not op.namespace:
-                raise InvalidNamespaceError("Namespace cannot be empty.")
-            if op.namespace[0] == "langgraph":
-                raise InvalidNamespaceError(
-                    f'Root label for namespace cannot be "langgraph". Got: {op.namespace}'
-                )
+        if not op.namespace:  # kgmem has no conversation without an id
+            raise InvalidNamespaceError("Namespace cannot be empty.")
         conversation_id = conversation_of(tuple(op.namespace))
         key = str(op.key)
         if not key.strip():

@@ -85,6 +85,9 @@ NOT_APPLICABLE: dict[str, list[tuple[str, str]]] = {
             "InMemoryStore's index_config / embeddings "
             "attributes (kgmem embeds with its own model; there is no index config)",
         ),
+        ("test_vector_update_with_embedding", INDEX_FALSE),
+        ("test_async_vector_update_with_embedding", INDEX_FALSE),
+        ("test_embed_with_path", FAKE_SCORES),
     ],
     "langgraph-graph": [],
     "langchain-retriever": [],
@@ -158,9 +161,16 @@ def _empty_store(kgmem_memory: Memory) -> Iterator[None]:
         kgmem_memory.forget(row["conversation_id"])
 
 
-def make_store(*args: Any, **kwargs: Any) -> KgmemStore:
-    """Stands in for a store constructor (``InMemoryStore(index=...)``): index configuration
-    is ignored (kgmem embeds every turn with its own model)."""
+class StandInStore(KgmemStore):
+    """Stands in for a store class the suite constructs itself (``InMemoryStore(index=...)``):
+    a `KgmemStore` on the run's memory; index configuration is ignored (kgmem embeds every turn
+    with its own model). A class, so a suite can spy on its methods (``mocker.spy``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(_MEMORY[0])
+
+
+def make_store() -> KgmemStore:
     return KgmemStore(_MEMORY[0])
 
 

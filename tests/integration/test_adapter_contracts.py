@@ -91,9 +91,9 @@ def test_batch_refuses_every_bad_label_before_running_any_op(store: KgmemStore, 
             await store.abatch([PutOp((f"{root}.bar",), "key", {"text": "overwrite"})])
 
     anyio.run(run_async)
-    with pytest.raises(InvalidNamespaceError):  # what BaseStore.put checks beyond the labels
-        store.batch([PutOp(("langgraph", root), "key", {"text": "x"})])
-    with pytest.raises(InvalidNamespaceError):
+    with pytest.raises(InvalidNamespaceError):  # BaseStore.put's own rule for the root
+        store.put(("langgraph", root), "key", {"text": "x"})
+    with pytest.raises(InvalidNamespaceError):  # kgmem has no conversation without an id
         store.batch([PutOp((), "key", {"text": "x"})])
 
 
