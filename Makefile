@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # one (docs/install.md, "Install weight"). Empty (the default, and CI's route): torch comes from PyPI.
 TORCH_INDEX ?=
 
-.PHONY: setup demo test test-fast test-slow test-unit neo4j-start neo4j-stop bench-locomo bench-mab figures lint typecheck clean
+.PHONY: setup demo test test-fast test-slow test-unit conformance neo4j-start neo4j-stop bench-locomo bench-mab figures lint typecheck clean
 
 setup: $(VENV)/.installed
 
@@ -49,6 +49,11 @@ test-slow: neo4j-start
 
 test-unit: setup
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+
+## the frameworks' own published test suites against the adapters (scripts/conformance.py);
+## not part of `make test` (it takes about 15 min). Starts and stops its own empty Neo4j.
+conformance: setup
+	$(BIN)/python scripts/conformance.py $(CONFORMANCE_ARGS)
 
 bench-locomo: neo4j-start
 	$(KGMEM) bench locomo ../shared/data/locomo/locomo-dev.json --k 5,10,20 --ablate --json bench-results/locomo-dev.json

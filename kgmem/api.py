@@ -17,17 +17,22 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport, NewTurn
+from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.models import ConversationRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
 from kgmem.store import Store
-from kgmem.store.schema import apply_schema, rebuild_search_indexes
+from kgmem.store.schema import apply_schema, await_search_indexes, rebuild_search_indexes
 from kgmem.turns import check_conversation_id, make_turn
 
-__all__ = ["Memory"]
+__all__ = ["MAX_QUERY_CHARS", "Memory"]
 
 Progress = Callable[[str, int, int], None]
+
+#: the longest search query accepted, in characters: a question is a sentence or two, the
+#: embedder reads at most ``Settings.embed_max_chars`` of it, and the BM25 query keeps at most
+#: 32 words of at most 255 characters (`kgmem.retrieve.generators.question_words`)
+MAX_QUERY_CHARS = 10_000
 
 
 class Memory:
@@ -47,6 +52,7 @@ class Memory:
         self.embedder = embedder
         self.settings = settings
         self._schema_ready = False
+        self._indexes_online = False
         self._extractor: Any = None
         self._contexts: dict[str, Any] = {}
         self._chain_sources: dict[str, StoreFactSource] = {}
@@ -89,6 +95,7 @@ class Memory:
         """
         names = apply_schema(self.store, self.embedder.dimension)
         self._schema_ready = True
+        self._indexes_online = True  # apply_schema waits until they are online
         return names
 
     def rebuild_schema(self) -> list[str]:
@@ -96,6 +103,7 @@ class Memory:
         `kgmem.store.schema.rebuild_search_indexes`); returns the indexes rebuilt."""
         rebuilt = rebuild_search_indexes(self.store, self.embedder.dimension)
         self._schema_ready = True
+        self._indexes_online = True  # rebuild waits until they are online
         self._contexts.clear()
         self._chain_sources.clear()
         return rebuilt
@@ -188,6 +196,19 @@ class Memory:
             MalformedInput: a turn without speaker/text, a naive datetime, or a ``:`` in the
                 conversation id (nothing is written).
         """
+        return self._add_turns(conversation_id, turns, session=session, observed_at=observed_at)
+
+    def _add_turns(
+        self,
+        conversation_id: str,
+        turns: Sequence[Mapping[str, Any]],
+        *,
+        session: int | None = None,
+        observed_at: datetime | None = None,
+        hook: AppendHook | None = None,
+    ) -> IngestReport:
+        """`add_turns` with an `AppendHook` run inside the append's locked transaction (the
+        LangGraph store allocates item versions there)."""
         check_conversation_id(conversation_id, file="<add_turns>")
         default_time = observed_at or datetime.now(UTC)
         fresh: list[NewTurn] = []
@@ -221,7 +242,7 @@ class Memory:
         self._ensure_schema()
         self._invalidate(conversation_id)
         try:
-            report = self._ingestor("extracted").append(conversation_id, fresh)
+            report = self._ingestor("extracted").append(conversation_id, fresh, hook=hook)
             report.bookmarks = self.store.bookmarks()
             return report
         finally:
@@ -327,7 +348,24 @@ class Memory:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
             terms, trace), the plan, candidates examined, timings in ms, current/past value
             decisions and the answerability signal (``answerable``, ``unsupported``).
+
+        Raises:
+            MalformedInput: ``query`` is not a string, is longer than `MAX_QUERY_CHARS`, or is
+                not valid Unicode.
+            ConversationNotFound: the conversation holds no turns.
+            IndexNotOnline: on this memory's first search, a search index is still populating
+                after `kgmem.store.schema.INDEX_WAIT_S` (or failed).
         """
+        if not isinstance(query, str) or len(query) > MAX_QUERY_CHARS:
+            size = f"{len(query):,} characters" if isinstance(query, str) else "not a string"
+            raise MalformedInput(
+                f"the search query is {size}; a query is a string of at most "
+                f"{MAX_QUERY_CHARS:,} characters (kgmem.api.MAX_QUERY_CHARS)",
+                conversation_id=conversation_id,
+            )
+        if not self._indexes_online:  # once per Memory: a populating index misses turns
+            await_search_indexes(self.store)
+            self._indexes_online = True
         return self.engine(config).search(query, conversation_id, k, as_of=as_of)
 
     def chain(self, question: str, conversation_id: str) -> ChainResult:

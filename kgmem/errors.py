@@ -11,6 +11,7 @@ KgmemError
 │   ├── AuthenticationFailed     wrong user or password (never prints the password)
 │   ├── SchemaMismatch           vector index of another dimension than the embedder's
 │   ├── SchemaOutdated           a search index of an older layout (say how to rebuild it)
+│   ├── IndexNotOnline           a search index still populating (or failed) after the wait
 │   ├── QueryNotFound            a named Cypher statement is not in the catalogue
 │   └── ServerError              the local Neo4j launcher failed (start/stop/status)
 ├── ModelUnavailable             the embedder or spaCy pipeline cannot be loaded
@@ -31,6 +32,7 @@ __all__ = [
     "ConfigError",
     "ConversationNotFound",
     "DateParseError",
+    "IndexNotOnline",
     "InputError",
     "KgmemError",
     "MalformedInput",
@@ -160,6 +162,30 @@ class SchemaOutdated(StoreError):
             f"index {index!r} has an older layout ({found}; this version needs {expected}). "
             "Run `kgmem schema apply --rebuild` once: it drops and recreates kgmem's search "
             "indexes and backfills tenant tokens (data is kept; the indexes repopulate)."
+        )
+
+
+class IndexNotOnline(StoreError):
+    """A kgmem search index is not ``ONLINE`` (still populating after the bounded wait, or
+    failed), so a search would miss what it holds.
+
+    Args:
+        index: the index name.
+        state: its state (``POPULATING``, ``FAILED``).
+        percent: how much of it is populated (0-100), if Neo4j says.
+        waited_s: how long kgmem waited, in seconds.
+    """
+
+    def __init__(self, index: str, state: str, percent: float | None, waited_s: float) -> None:
+        self.index = index
+        self.state = state
+        self.percent = percent
+        self.waited_s = waited_s
+        done = f", {percent:.0f}% populated" if percent is not None else ""
+        super().__init__(
+            f"search index {index!r} is {state}{done} after waiting {waited_s:.0f} s; a search "
+            "now would miss what it holds. Retry shortly (a freshly created or rebuilt index "
+            "populates from the stored data), or check `SHOW INDEXES` if it FAILED."
         )
 
 

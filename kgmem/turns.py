@@ -20,7 +20,20 @@ from typing import Any
 from kgmem.errors import MalformedInput
 from kgmem.models import TurnRecord
 
-__all__ = ["check_conversation_id", "check_unicode", "make_turn", "turn_id", "turn_text"]
+__all__ = [
+    "MAX_TURN_CHARS",
+    "check_conversation_id",
+    "check_unicode",
+    "make_turn",
+    "turn_id",
+    "turn_text",
+]
+
+#: the longest turn text accepted, in characters (caption included). spaCy refuses a text over
+#: its ``nlp.max_length`` (1,000,000) with a bare ``ValueError`` and its parser needs about 1 GB
+#: of memory per 100,000 characters; a chat turn is a few hundred. The embedder reads at most
+#: ``Settings.embed_max_chars`` of it anyway.
+MAX_TURN_CHARS = 100_000
 
 
 def check_unicode(
@@ -98,8 +111,8 @@ def make_turn(
 
     Raises:
         MalformedInput: an empty or non-string id, speaker or text, a caption that is not a
-            string, invalid Unicode, or a naive (or non-datetime) ``observed_at``; the message
-            names the file, conversation and turn.
+            string, invalid Unicode, a text over `MAX_TURN_CHARS`, or a naive (or
+            non-datetime) ``observed_at``; the message names the file, conversation and turn.
     """
     where = str(local).strip() if isinstance(local, str | int) else f"#{index}"
     if not isinstance(local, str | int) or isinstance(local, bool) or not where:
@@ -121,6 +134,14 @@ def make_turn(
     if not full:
         raise MalformedInput(
             "turn has no text", file=file, conversation_id=conversation_id, turn=where
+        )
+    if len(full) > MAX_TURN_CHARS:
+        raise MalformedInput(
+            f"turn text has {len(full):,} characters, over the limit of {MAX_TURN_CHARS:,} "
+            "(kgmem.turns.MAX_TURN_CHARS); split it into several turns",
+            file=file,
+            conversation_id=conversation_id,
+            turn=where,
         )
     if not isinstance(observed_at, datetime) or observed_at.utcoffset() is None:
         raise MalformedInput(

@@ -10,13 +10,14 @@
   (ISO 8601 UTC), ``date`` (``YYYY-MM-DD``), ``score``, ``terms`` (each score term) and
   ``trace`` (generators, matched fact, event times, hop paths, current-value decisions).
 
-Not supported yet: LangChain's ``search_kwargs``-style per-call options (``k`` and ``config``
-are fields: ``retriever.with_config`` / a second retriever), and writing (use
-`Memory.add_turns` or the LangGraph store).
+Per call, ``retriever.invoke(query, k=3)`` (or ``ainvoke``) overrides the number of documents,
+as LangChain's standard retriever tests expect; ``config`` stays a field. Writing is not a
+retriever's job (use `Memory.add_turns` or the LangGraph store).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from kgmem.adapters import require
@@ -26,7 +27,10 @@ from kgmem.retrieve.engine import EngineConfig
 
 require("langchain_core.retrievers", "langchain")
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun  # noqa: E402
+from langchain_core.callbacks import (  # noqa: E402
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.retrievers import BaseRetriever  # noqa: E402
 from pydantic import ConfigDict, Field  # noqa: E402
@@ -63,7 +67,8 @@ class KgmemRetriever(BaseRetriever):
         config: retrieval configuration (default: the shipped best dev configuration).
 
     Raises (from ``invoke``): `ConversationNotFound` (the conversation holds no turns),
-    `StoreError` (Neo4j failed).
+    `MalformedInput` (a query over `kgmem.api.MAX_QUERY_CHARS`), `StoreError` (Neo4j failed),
+    ``ValueError`` (a per-call ``k`` < 1).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -74,9 +79,35 @@ class KgmemRetriever(BaseRetriever):
     config: EngineConfig | None = None
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
     ) -> list[Document]:
-        result = self.memory.search(query, self.conversation_id, self.k, config=self.config)
+        """The hits of ``query`` as documents; ``k`` (>= 1) overrides the field for this call.
+
+        Raises:
+            ValueError: ``k`` < 1 (or not an integer).
+        """
+        return self._documents(query, k)
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+    ) -> list[Document]:
+        """`_get_relevant_documents` in a worker thread (Neo4j and the model never block the
+        event loop)."""
+        return await asyncio.to_thread(self._documents, query, k)
+
+    def _documents(self, query: str, k: int | None) -> list[Document]:
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+        n = self.k if k is None else k
+        result = self.memory.search(query, self.conversation_id, n, config=self.config)
         return [hit_document(hit, self.conversation_id) for hit in result.hits]
 
     def __repr_args__(self) -> Any:  # keep the Memory object out of reprs and traces

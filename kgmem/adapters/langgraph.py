@@ -7,13 +7,20 @@
 
 Mapping (the source of each rule is the kgmem issue that specified this adapter):
 
-- **namespace → conversation**: ``("memories", "ana")`` is conversation ``memories.ana``
-  (LangGraph forbids ``.`` in labels, so the join is reversible). A label holding ``:`` is
-  refused (`MalformedInput`), as for every kgmem conversation id.
+- **namespace → conversation**: ``("memories", "ana")`` is conversation ``memories.ana``.
+  Every operation, including the ops given straight to ``batch`` / ``abatch``, is checked by
+  LangGraph's own namespace rules first (a label must be a non-empty string without ``.`` or
+  NUL; ``put`` also refuses an empty namespace and the reserved root ``langgraph``, which
+  LangGraph lets ``batch`` write, as its own stores do), so the join is
+  reversible: no label can reach another namespace. A label holding ``:`` is refused too (a
+  kgmem conversation id cannot hold one). All of these raise LangGraph's
+  ``InvalidNamespaceError``, and a batch with one bad op runs none of its ops.
 - **put → a turn** with the key as its local id (``memories.ana:home``), written through the
   full write path (embedding, facts, entities, dates). Turns are immutable: a later put of the
   same key with *new* content appends a new turn (``home~2``, ``home~3``, ...) that
-  ``SUPERSEDES`` the previous one; the *same* content again changes nothing.
+  ``SUPERSEDES`` the previous one; the *same* content again changes nothing. The versions are
+  read, allocated and linked inside the append's transaction under the conversation's lock,
+  so concurrent puts of one key leave one chain with exactly one latest version.
 - **get → the latest version** of the key (its ``created_at`` is the first version's time).
 - **search(query=...) → the linked read path** (`Memory.search`) of every conversation under
   the prefix; superseded versions are dropped, the rest carry kgmem's score, score terms, trace
@@ -26,7 +33,11 @@ Mapping (the source of each rule is the kgmem issue that specified this adapter)
 The turn's text is taken from the value: the fields named by ``index=[...]`` if given, else
 the first string field among `TEXT_FIELDS`, else every top-level field as ``key: value`` lines.
 The speaker is ``value["speaker"]`` if it is a string, else the store's ``default_speaker``.
-The whole value is kept (as JSON on the turn) and returned by ``get`` and ``search``.
+The whole value is kept (as JSON on the turn) and returned by ``get`` and ``search``. A value
+with no text (``{}``, a blank ``text`` field) is stored all the same, as LangGraph's own stores
+do, but has nothing to search: its turn's text is the value's JSON, the item is marked
+unsearchable, and a query search never returns it (``get``, a search without a query and
+``delete`` treat it like any other item).
 
 Not supported (raise `NotSupported`): TTLs (``ttl=``), ``index=False`` (every kgmem turn is
 embedded and searchable), and ``delete`` on a kgmem without ``Memory.forget_turns``.
@@ -37,18 +48,23 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from kgmem.adapters import require
 from kgmem.api import Memory
 from kgmem.errors import ConversationNotFound, MalformedInput, NotSupported
+from kgmem.ingest.pipeline import NewTurn
+from kgmem.models import TurnRecord
+from kgmem.store import Transaction
 
 require("langgraph.store.base", "langgraph")
 
 from langgraph.store.base import (  # noqa: E402
     BaseStore,
     GetOp,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
@@ -57,6 +73,7 @@ from langgraph.store.base import (  # noqa: E402
     Result,
     SearchItem,
     SearchOp,
+    validate_op_namespace,
 )
 
 __all__ = ["TEXT_FIELDS", "KgmemSearchItem", "KgmemStore", "conversation_of", "namespace_of"]
@@ -128,9 +145,10 @@ class KgmemStore(BaseStore):
         default_speaker: the speaker of values without a ``speaker`` string field.
         k: hits a query search asks the read path for when ``limit`` is smaller.
 
-    Raises (from the store methods): `MalformedInput` (a namespace label with ``:``, an empty
-    key, a value that is not a JSON object), `NotSupported` (see the module docstring),
-    `StoreError` (Neo4j failed).
+    Raises (from the store methods and ``batch``): LangGraph's ``InvalidNamespaceError`` (a
+    label LangGraph refuses, or one holding ``:``), `MalformedInput` (an empty key, a value that
+    is not a JSON object, a text over `kgmem.turns.MAX_TURN_CHARS`), `NotSupported` (see the
+    module docstring), `StoreError` (Neo4j failed).
     """
 
     supports_ttl = False
@@ -145,13 +163,26 @@ class KgmemStore(BaseStore):
 
     # --- BaseStore ------------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run LangGraph store operations in order (each is its own kgmem call)."""
+        """Run LangGraph store operations in order (each is its own kgmem call).
+
+        Every op is checked first (namespace rules, key, value; see the module docstring), so
+        a batch holding one bad op raises before any op runs.
+
+        Raises:
+            InvalidNamespaceError: a namespace label LangGraph or kgmem refuses.
+            MalformedInput / NotSupported: a bad key or value, ``ttl``, ``index=False``.
+        """
+        ops = list(ops)
+        puts = [self._check(op) for op in ops]
         results: list[Result] = []
-        for op in ops:
+        for op, put in zip(ops, puts, strict=True):
             if isinstance(op, GetOp):
                 results.append(self._get(op))
             elif isinstance(op, PutOp):
-                self._put(op)
+                if put is None:
+                    self._delete(conversation_of(op.namespace), str(op.key))
+                else:
+                    self._put(put)
                 results.append(None)
             elif isinstance(op, SearchOp):
                 results.append(self._search(op))
@@ -165,36 +196,36 @@ class KgmemStore(BaseStore):
         """`batch` in a worker thread, so the event loop never waits on Neo4j or the model."""
         return await asyncio.to_thread(self.batch, list(ops))
 
-    # --- operations -----------------------------------------------------------------------------
-    def _versions(self, conversation_id: str, key: str) -> list[dict[str, Any]]:
-        return self.memory.store.read(
-            "adapters/store_versions", conversation_id=conversation_id, key=key
-        )
-
-    def _get(self, op: GetOp) -> Item | None:
-        conversation_id = conversation_of(op.namespace)
-        versions = self._versions(conversation_id, str(op.key))
-        if not versions:
+    # --- checks ---------------------------------------------------------------------------------
+    def _check(self, op: Op) -> _Put | None:
+        """Validate one op as the single-op methods do; a `PutOp` with a value comes back as
+        the `_Put` to run (None for every other op, and for a delete)."""
+        validate_op_namespace(op)  # LangGraph's label rules, which `batch` skips otherwise
+        paths: list[tuple[str, ...]] = []
+        if isinstance(op, GetOp | PutOp):
+            paths = [tuple(op.namespace)]
+        elif isinstance(op, SearchOp):
+            paths = [tuple(op.namespace_prefix)]
+        elif isinstance(op, ListNamespacesOp):
+            paths = [tuple(c.path) for c in op.match_conditions or ()]
+        for path in paths:
+            if any(":" in label for label in path):
+                raise InvalidNamespaceError(
+                    f"Invalid namespace {path}: kgmem namespace labels cannot contain ':' "
+                    "(a kgmem conversation id cannot hold one)."
+                )
+        if not isinstance(op, PutOp):
             return None
-        latest = versions[-1]
-        return Item(
-            value=_value(latest),
-            key=str(op.key),
-            namespace=tuple(op.namespace),
-            created_at=versions[0]["observed_at"],
-            updated_at=latest["observed_at"],
-        )
-
-    def _put(self, op: PutOp) -> None:
-        if getattr(op, "ttl", None) is not None:
-            raise NotSupported("kgmem's LangGraph store keeps no TTLs; put without ttl")
-        conversation_id = conversation_of(op.namespace)
+        if not op.namespace:  # kgmem has no conversation without an id
+            raise InvalidNamespaceError("Namespace cannot be empty.")
+        conversation_id = conversation_of(tuple(op.namespace))
         key = str(op.key)
         if not key.strip():
             raise MalformedInput("a store key must not be empty", conversation_id=conversation_id)
         if op.value is None:
-            self._delete(conversation_id, key)
-            return
+            return None
+        if getattr(op, "ttl", None) is not None:
+            raise NotSupported("kgmem's LangGraph store keeps no TTLs; put without ttl")
         if not isinstance(op.value, Mapping):
             raise MalformedInput(
                 "a store value must be a JSON object (a mapping)",
@@ -216,41 +247,52 @@ class KgmemStore(BaseStore):
                 turn=key,
             ) from exc
         text = turn_text(value, op.index)
-        if not text.strip():
-            raise MalformedInput(
-                "the value has no text to remember", conversation_id=conversation_id, turn=key
-            )
+        searchable = bool(text.strip())
         speaker = value.get("speaker")
         speaker = speaker.strip() if isinstance(speaker, str) and speaker.strip() else None
-        speaker = speaker or self.default_speaker
-        versions = self._versions(conversation_id, key)
-        previous = versions[-1] if versions else None
-        if previous is not None and _same(previous, text, speaker, value_json):
-            return  # the same content again changes nothing
-        local = key if previous is None else self._next_local(conversation_id, key, len(versions))
-        self.memory.add_turns(conversation_id, [{"id": local, "speaker": speaker, "text": text}])
-        self.memory.store.write(
-            "adapters/store_mark",
+        return _Put(
             conversation_id=conversation_id,
-            turn_id=f"{conversation_id}:{local}",
             key=key,
-            value=value_json,
-            supersedes=previous["turn_id"] if previous is not None else None,
+            text=text if searchable else value_json,
+            speaker=speaker or self.default_speaker,
+            value_json=value_json,
+            searchable=searchable,
         )
 
-    def _next_local(self, conversation_id: str, key: str, count: int) -> str:
-        """The first free local id ``key~n`` (n > count), skipping ids another key holds."""
-        n = count + 1
-        while True:
-            local = f"{key}{VERSION_SEP}{n}"
-            taken = self.memory.store.read(
-                "read/existing_turn_ids",
-                conversation_id=conversation_id,
-                turn_ids=[f"{conversation_id}:{local}"],
-            )
-            if not taken:
-                return local
-            n += 1
+    # --- operations -----------------------------------------------------------------------------
+    def _versions(self, conversation_id: str, key: str) -> list[dict[str, Any]]:
+        return self.memory.store.read(
+            "adapters/store_versions", conversation_id=conversation_id, key=key
+        )
+
+    def _get(self, op: GetOp) -> Item | None:
+        conversation_id = conversation_of(op.namespace)
+        versions = self._versions(conversation_id, str(op.key))
+        if not versions:
+            return None
+        latest = versions[-1]
+        return Item(
+            value=_value(latest),
+            key=str(op.key),
+            namespace=tuple(op.namespace),
+            created_at=versions[0]["observed_at"],
+            updated_at=latest["observed_at"],
+        )
+
+    def _put(self, put: _Put) -> None:
+        """Append the item's next version; the versions are read, the local id chosen and the
+        new turn linked to the one it supersedes inside the append's locked transaction
+        (`_Put.prepare` / `_Put.finish`), so concurrent puts of one key queue."""
+        versions = self._versions(put.conversation_id, put.key)
+        if versions and _same(versions[-1], put.text, put.speaker, put.value_json):
+            # unchanged: no embedding, no locked transaction (a concurrent put of other content
+            # is then simply the later one, as it would be had it queued behind this one)
+            return
+        self.memory._add_turns(
+            put.conversation_id,
+            [{"id": put.key, "speaker": put.speaker, "text": put.text}],
+            hook=put,
+        )
 
     def _delete(self, conversation_id: str, key: str) -> None:
         forget_turns = getattr(self.memory, "forget_turns", None)
@@ -316,7 +358,7 @@ class KgmemStore(BaseStore):
             }
             for hit in result.hits:
                 meta = by_turn.get(hit.turn_id)
-                if meta is None or meta["superseded"]:
+                if meta is None or meta["superseded"] or meta["searchable"] is False:
                     continue
                 item = KgmemSearchItem(
                     namespace=namespace_of(conversation_id),
@@ -341,6 +383,54 @@ class KgmemStore(BaseStore):
             if all(_namespace_matches(c, namespace) for c in op.match_conditions or ()):
                 found.add(namespace[: op.max_depth] if op.max_depth else namespace)
         return sorted(found)[op.offset : op.offset + op.limit]
+
+
+@dataclass
+class _Put:
+    """One checked put, and the `kgmem.ingest.pipeline.AppendHook` that writes it: ``prepare``
+    reads the key's versions under the conversation's lock and returns the turn to append (none
+    when the content is unchanged), ``finish`` stamps it and links it to the version it
+    supersedes, in the same transaction. No state survives a retried attempt but `previous`,
+    which ``prepare`` sets again."""
+
+    conversation_id: str
+    key: str
+    text: str
+    speaker: str
+    value_json: str
+    searchable: bool
+    previous: str | None = None
+
+    def prepare(self, tx: Transaction, turns: Sequence[NewTurn]) -> Sequence[NewTurn]:
+        cid, key = self.conversation_id, self.key
+        versions = tx.run("adapters/store_versions", conversation_id=cid, key=key)
+        latest = versions[-1] if versions else None
+        self.previous = latest["turn_id"] if latest is not None else None
+        if latest is not None and _same(latest, self.text, self.speaker, self.value_json):
+            return []  # the same content again changes nothing
+        local = key
+        if latest is not None:  # the first free ``key~n`` (n > count), skipping other keys' ids
+            n = len(versions) + 1
+            while tx.run(
+                "read/existing_turn_ids",
+                conversation_id=cid,
+                turn_ids=[f"{cid}:{key}{VERSION_SEP}{n}"],
+            ):
+                n += 1
+            local = f"{key}{VERSION_SEP}{n}"
+        return [replace(turn, id=local) for turn in turns]
+
+    def finish(self, tx: Transaction, records: Sequence[TurnRecord]) -> None:
+        for record in records:
+            tx.run(
+                "adapters/store_mark",
+                conversation_id=self.conversation_id,
+                turn_id=record.id,
+                key=self.key,
+                value=self.value_json,
+                searchable=self.searchable,
+                supersedes=self.previous,
+            )
 
 
 # --- pure helpers (unit-tested without a server) ------------------------------------------------
@@ -392,8 +482,12 @@ def _same(previous: Mapping[str, Any], text: str, speaker: str, value_json: str)
 
 
 def _matches(value: Mapping[str, Any], condition: Mapping[str, Any] | None) -> bool:
-    """LangGraph's filter semantics: every field must match; ``{"$op": x}`` compares."""
-    return all(_compare(value.get(name), want) for name, want in (condition or {}).items())
+    """LangGraph's filter semantics: every field must match; ``{"$op": x}`` compares; a dotted
+    name (``user.access-level``) that is not a top-level field reaches into nested objects."""
+    return all(
+        _compare(value[name] if name in value else _at(value, name), want)
+        for name, want in (condition or {}).items()
+    )
 
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {

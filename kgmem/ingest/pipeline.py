@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from kgmem.embed import Embedder
 from kgmem.errors import TurnNotFound
@@ -58,7 +58,7 @@ from kgmem.models import (
 )
 from kgmem.store import Store, Transaction
 
-__all__ = ["FactSources", "IngestReport", "Ingestor", "NewTurn", "allocate_turns"]
+__all__ = ["AppendHook", "FactSources", "IngestReport", "Ingestor", "NewTurn", "allocate_turns"]
 
 FactSources = Literal["annotation", "extracted", "both", "none"]
 #: progress callback: (stage name, items done in this step, stage total)
@@ -105,6 +105,21 @@ class NewTurn:
     observed_at: datetime
     id: str | None = None
     session: int | None = None
+
+
+class AppendHook(Protocol):
+    """Work that must share an append's locked transaction (see `Ingestor.append`): a caller
+    that decides what to append from what is stored (the LangGraph store's item versions) reads
+    and links inside the same lock, so concurrent writers cannot both act on one stale read.
+
+    ``prepare`` runs right after the conversation lock is taken and returns the turns to write
+    (a subset of ``turns`` with the same texts; ids may change; empty = write nothing).
+    ``finish`` runs after they are written, in the same transaction, with their records.
+    """
+
+    def prepare(self, tx: Transaction, turns: Sequence[NewTurn]) -> Sequence[NewTurn]: ...
+
+    def finish(self, tx: Transaction, records: Sequence[TurnRecord]) -> None: ...
 
 
 def _serial(turn_index: int, n: int) -> int:
@@ -281,6 +296,7 @@ class Ingestor:
         turns: Sequence[NewTurn],
         *,
         progress: Progress | None = None,
+        hook: AppendHook | None = None,
     ) -> IngestReport:
         """Append turns to a live conversation in one transaction under the conversation lock.
 
@@ -288,7 +304,9 @@ class Ingestor:
         turns, their ``NEXT`` edges, extracted facts, entities, mentions, supersession and event
         links are written together. Turns get facts like a batch ingest (extracted only; there
         are no annotations for live turns). The driver retries the whole transaction on a
-        transient error (a deadlock with another writer), so nothing is half-written.
+        transient error (a deadlock with another writer), so nothing is half-written. ``hook``
+        (`AppendHook`) chooses the turns to write and adds its own statements inside that
+        transaction; it must not keep state between attempts (the driver may retry).
 
         Returns:
             the report; ``turn_ids`` lists the ids stored, in order.
@@ -305,10 +323,11 @@ class Ingestor:
         def work(tx: Transaction) -> IngestReport:
             report = IngestReport(conversation_id=cid, turns_total=len(turns))
             tx.run("write/lock_conversation", conversation_id=cid)
+            todo = hook.prepare(tx, turns) if hook is not None else turns
             last = tx.run("read/last_turn", conversation_id=cid)
             records = allocate_turns(
                 cid,
-                turns,
+                todo,
                 last[0] if last else None,
                 lambda ids: {
                     r["id"]
@@ -354,6 +373,8 @@ class Ingestor:
                 events=event_rows(events),
             )
             unit.write(tx)
+            if hook is not None:
+                hook.finish(tx, records)
             report.turns_written = len(records)
             report.turn_ids = [t.id for t in records]
             report.facts_total = report.facts_written = len(facts)

@@ -31,6 +31,7 @@ leave-one-conversation-out (docs/benchmarks.md, "Answerability").
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -61,7 +62,10 @@ SPEAKER_GAP_ALONE: float | None = 0.35
 #: speaker gap above which the fact rule's verdict stands (None: it always stands)
 SPEAKER_GAP_WITH_FACTS: float | None = -0.3
 
-_STEMMER = snowballstemmer.stemmer("english")
+#: one Snowball stemmer per thread: a stemmer keeps the word being stemmed in the object
+#: (``current``, ``cursor``, ...), so threads sharing one corrupt each other's stems or raise
+#: IndexError (searches run in worker threads: AsyncMemory, the MCP server, LangGraph's abatch)
+_STEMMERS = threading.local()
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
@@ -90,7 +94,10 @@ _STOP = _words(
 def stems(words: Iterable[str]) -> list[str]:
     """Lower-cased Snowball English stems (possessive ``'s`` dropped)."""
     clean = [re.sub(r"'s?$", "", w.lower()) for w in words]
-    return [str(w) for w in _STEMMER.stemWords([w for w in clean if w])]
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return [str(w) for w in stemmer.stemWords([w for w in clean if w])]
 
 
 def content_terms(question: str, names: Sequence[str] = ()) -> list[str]:

@@ -339,15 +339,17 @@ class StoreFactSource:
         self._names: dict[str, list[tuple[str, str]]] | None = None
 
     def match_names(self, keys: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        if self._names is None:
-            self._names = {}
+        names = self._names
+        if names is None:  # built whole, then published: another thread never sees it half-built
+            names = {}
             rows = self.store.read("read/chain_entities", conversation_id=self.conversation_id)
             for row in rows:
                 for surface in dict.fromkeys([row["name"], *row["aliases"]]):
-                    ids = self._names.setdefault(name_key(str(surface)), [])
+                    ids = names.setdefault(name_key(str(surface)), [])
                     if all(i != row["id"] for i, _ in ids):
                         ids.append((str(row["id"]), str(row["name"])))
-        return {k: self._names[k] for k in keys if k in self._names}
+            self._names = names
+        return {k: names[k] for k in keys if k in names}
 
     def follow(self, entity_ids: Sequence[str], relations: Sequence[str]) -> list[dict[str, Any]]:
         return self.store.read(

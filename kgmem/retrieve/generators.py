@@ -61,11 +61,18 @@ def _event_start(row: dict[str, Any]) -> datetime | None:
     return value if isinstance(value, datetime) else None
 
 
+#: longest word a BM25 query keeps: Lucene's standard tokenizer splits a longer token into
+#: pieces of 255 characters, each its own clause (a 1 MB "word" made ~4,000 clauses and
+#: failed with Lucene's TooManyClauses); no real word is that long
+MAX_TERM_CHARS = 255
+
+
 def question_words(
     text: str, max_terms: int = 32, *, drop: Sequence[str] = (), stop_words: bool = False
 ) -> list[str]:
-    """The words of ``text`` a BM25 query ORs together: lower-cased, longer than one
-    character, at most ``max_terms`` (Lucene escaping and tenant scoping happen in the store).
+    """The words of ``text`` a BM25 query ORs together: lower-cased, longer than one and at
+    most `MAX_TERM_CHARS` characters, at most ``max_terms`` of them, so a query has at most
+    ``max_terms`` clauses (Lucene escaping and tenant scoping happen in the store).
 
     Args:
         drop: names whose words are left out (the speakers the question names: their name is
@@ -76,7 +83,7 @@ def question_words(
     dropped = {w.casefold() for name in drop for w in re.findall(r"\w+", name)}
     if stop_words:
         dropped |= _stop_words()
-    words = [w.lower() for w in re.findall(r"\w+", text) if len(w) > 1]
+    words = [w.lower() for w in re.findall(r"\w+", text) if 1 < len(w) <= MAX_TERM_CHARS]
     return [w for w in words if w.casefold() not in dropped][:max_terms]
 
 

@@ -15,19 +15,25 @@ it checks the search indexes that already exist:
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from kgmem.errors import SchemaMismatch, SchemaOutdated, StoreError
+from kgmem.errors import IndexNotOnline, SchemaMismatch, SchemaOutdated, StoreError
 from kgmem.store.driver import Store
 from kgmem.store.tenant import tenant_token
 
 __all__ = [
+    "INDEX_WAIT_S",
     "SEARCH_INDEXES",
     "VECTOR_INDEXES",
     "apply_schema",
+    "await_search_indexes",
     "check_search_indexes",
     "check_vector_dimensions",
     "rebuild_search_indexes",
+    "wait_online",
 ]
 
 
@@ -63,6 +69,52 @@ SEARCH_INDEXES = {
 VECTOR_INDEXES = {
     name: spec.statement for name, spec in SEARCH_INDEXES.items() if spec.quantization
 }
+
+
+#: how long a search waits for kgmem's search indexes to come ONLINE, in seconds (a fresh
+#: schema, a rebuild, or a server that is still recovering them after a restart)
+INDEX_WAIT_S = 60.0
+
+
+def await_search_indexes(store: Store, timeout_s: float = INDEX_WAIT_S) -> None:
+    """Wait (at most ``timeout_s``) until every existing kgmem search index is ONLINE.
+
+    A vector or fulltext index that is still POPULATING answers with what it has indexed so
+    far, so a search right after the schema is applied (or an index rebuilt, or while a
+    restarted server recovers one) could miss turns silently. Indexes that do not exist are
+    left to the search (the schema was never applied). One round trip when all are online.
+
+    Raises:
+        IndexNotOnline: an index FAILED, or is still not ONLINE after ``timeout_s``.
+    """
+    names = sorted(SEARCH_INDEXES)
+    wait_online(lambda: store.read("read/search_index_states", names=names), timeout_s)
+
+
+def wait_online(
+    states: Callable[[], Sequence[Mapping[str, Any]]],
+    timeout_s: float,
+    *,
+    poll_s: float = 0.5,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Poll ``states()`` (rows ``name, state, percent``) until no index is other than ONLINE.
+
+    Raises:
+        IndexNotOnline: a FAILED index (at once), or one still not ONLINE after ``timeout_s``.
+    """
+    start = clock()
+    while True:
+        pending = [row for row in states() if row["state"] != "ONLINE"]
+        if not pending:
+            return
+        waited = clock() - start
+        failed = [row for row in pending if row["state"] == "FAILED"]
+        if failed or waited >= timeout_s:
+            row = (failed or pending)[0]
+            raise IndexNotOnline(str(row["name"]), str(row["state"]), row.get("percent"), waited)
+        sleep(poll_s)
 
 
 def check_vector_dimensions(store: Store, dimensions: int) -> None:

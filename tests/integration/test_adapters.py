@@ -118,10 +118,12 @@ def test_store_refuses_bad_input_with_typed_errors(memory: Memory, user: str) ->
     store = KgmemStore(memory)
     with pytest.raises(InvalidNamespaceError):  # LangGraph's own check
         store.put(("a.b",), "k", {"text": "x"})
-    with pytest.raises(MalformedInput):  # kgmem's: ':' would break tenant ids
+    with pytest.raises(InvalidNamespaceError):  # kgmem's: ':' would break tenant ids
         store.put(("users", "a:b"), "k", {"text": "x"})
     with pytest.raises(MalformedInput):
-        store.put(("memories", user), "k", {"text": "  "})
+        store.put(("memories", user), " ", {"text": "hello"})
+    with pytest.raises(MalformedInput):
+        store.put(("memories", user), "k", {"text": object()})
     with pytest.raises(NotSupported):
         store.put(("memories", user), "k", {"text": "hello"}, index=False)
     with pytest.raises(NotImplementedError):  # LangGraph's own TTL check
