@@ -20,7 +20,9 @@ from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.pipeline import FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.models import ConversationRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
-from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.engine import retriever_for
+from kgmem.retrieve.retriever import Retriever, SearchResult
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, rebuild_search_indexes
 from kgmem.turns import check_conversation_id, make_turn
@@ -292,10 +294,12 @@ class Memory:
             self._invalidate(conversation_id)
 
     # --- read ----------------------------------------------------------------------------------
-    def engine(self, config: EngineConfig | None = None) -> SearchEngine:
-        """A search engine over this memory (default: the shipped configuration). Engines share
-        this memory's per-conversation context cache, which every write here invalidates."""
-        return SearchEngine(
+    def engine(self, config: EngineConfig | None = None) -> Retriever:
+        """The retriever of ``config``'s strategy over this memory (default: the shipped
+        configuration): a `kgmem.retrieve.cosine.CosineRetriever` or
+        `kgmem.retrieve.linked.LinkedRetriever`. Retrievers share this memory's
+        per-conversation context cache, which every write here invalidates."""
+        return retriever_for(
             self.store,
             self.embedder,
             config or EngineConfig.from_settings(self.settings),
@@ -311,6 +315,7 @@ class Memory:
         *,
         config: EngineConfig | None = None,
         as_of: datetime | None = None,
+        asked_by: str | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
@@ -322,13 +327,16 @@ class Memory:
             as_of: the moment the question is asked (timezone-aware datetime; naive = UTC):
                 turns observed after it are invisible, relative dates in the question resolve
                 against it and "current" means current then. None = now.
+            asked_by: the speaker asking (one of the conversation's speakers): "I", "me",
+                "my" and "the user" in ``query`` mean this speaker. None = the conversation's
+                speaker whose role is ``user`` (`kgmem.roles`), if any.
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
             terms, trace), the plan, candidates examined, timings in ms, current/past value
             decisions and the answerability signal (``answerable``, ``unsupported``).
         """
-        return self.engine(config).search(query, conversation_id, k, as_of=as_of)
+        return self.engine(config).search(query, conversation_id, k, as_of=as_of, asked_by=asked_by)
 
     def chain(self, question: str, conversation_id: str) -> ChainResult:
         """Answer a chain question ("the country of citizenship of the spouse of X") by following

@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import platformdirs
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "default_data_dir"]
+from kgmem.errors import ConfigError
+
+__all__ = ["Settings", "default_data_dir", "shipped_default"]
 
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -63,17 +66,21 @@ class Settings(BaseSettings):
     # --- write path -------------------------------------------------------------------------
     write_batch_size: int = 500
 
-    # --- read path (defaults = best dev configuration) --------------------------------------
-    pool_turns: int = 40
-    pool_facts: int = 20
-    pool_fulltext: int = 10
-    pool_speaker: int = 20
-    pool_entity: int = 10
-    expand_events: int = 8
-    link_confidence: float = 0.5
+    # --- read path (defaults = best dev configuration; `kgmem.retrieve.config` builds the
+    # engine configuration from these and nothing else holds a default) ----------------------
+    pool_turns: int = Field(default=40, ge=0, description="Dense turns seed pool.")
+    pool_facts: int = Field(default=20, ge=0, description="Dense facts seed pool.")
+    pool_fulltext: int = Field(default=10, ge=0, description="BM25 seed pool.")
+    pool_speaker: int = Field(default=20, ge=0, description="Named speaker's turns seed pool.")
+    pool_entity: int = Field(default=10, ge=0, description="Entity-linked turns seed pool.")
+    pool_window: int = Field(default=10, ge=0, description="Turns in the named time range.")
+    expand_events: int = Field(default=8, ge=0, description="Turns via event membership.")
+    expand_hop: int = Field(default=8, ge=0, description="Turns the stateful hop may add.")
+    link_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     w_fact: float = 1.0
     w_adjacent: float = 0.06
     w_time: float = 0.05
+    w_date: float = 0.2
     w_bm25: float = 0.3
     w_entity: float = 0.05
     w_event: float = 0.05
@@ -82,7 +89,7 @@ class Settings(BaseSettings):
     w_speaker: float = 0.5
     bm25_content_words: bool = True
     strip_speakers: bool = True
-    max_hops: int = 2
+    max_hops: int = Field(default=2, ge=0, description="Stateful hop limit (< 2: no hop).")
 
     # --- reader (optional, OpenAI-compatible) -----------------------------------------------
     reader_base_url: str | None = None
@@ -94,6 +101,18 @@ class Settings(BaseSettings):
     # --- MCP server ---------------------------------------------------------------------------
     #: bearer token of ``kgmem mcp --http``; required when the bind address is not loopback
     mcp_token: SecretStr | None = None
+
+    def __init__(self, **values: Any) -> None:
+        """Read the settings; a value that does not parse or is out of range raises
+        `ConfigError` naming its ``KGMEM_*`` variable and what it allows.
+
+        Raises:
+            ConfigError: an invalid setting (never pydantic's ``ValidationError``).
+        """
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid setting: {setting_problems(exc)}") from None
 
     @model_validator(mode="after")
     def _uri_follows_local_port(self) -> Settings:
@@ -119,3 +138,24 @@ class Settings(BaseSettings):
         if self.password_file.is_file():
             return self.password_file.read_text(encoding="utf-8").strip()
         return None
+
+
+def setting_problems(exc: ValidationError) -> str:
+    """One ``KGMEM_<FIELD>=<value>: <what is allowed>`` per problem, ``; ``-joined (secrets are
+    not echoed)."""
+    parts = []
+    for err in exc.errors():
+        name = "_".join(str(p) for p in err["loc"]).upper()
+        secret = "PASSWORD" in name or "TOKEN" in name or "KEY" in name
+        value = "" if secret or "input" not in err else f"={err['input']!r}"
+        parts.append(f"KGMEM_{name}{value}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def shipped_default(name: str) -> Any:
+    """The shipped default of setting ``name`` (the field's default; no environment is read).
+
+    Raises:
+        KeyError: no such setting.
+    """
+    return Settings.model_fields[name].get_default(call_default_factory=True)

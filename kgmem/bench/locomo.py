@@ -51,12 +51,13 @@ from typing import Any
 
 from kgmem.api import Memory
 from kgmem.bench.answerability import Item, calibrate
-from kgmem.bench.fusion import FUSION_ROW, RRF_DEPTH, RRF_K, FusionEngine
+from kgmem.bench.fusion import FUSION_ROW, RRF_DEPTH, RRF_K, FusionRetriever
 from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile, summarize
 from kgmem.ingest.locomo import load_locomo
 from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, QuestionRecord
-from kgmem.retrieve.engine import EngineConfig, SearchEngine
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.retriever import Retriever
 
 __all__ = [
     "SCHEMA",
@@ -189,8 +190,10 @@ def run_locomo_bench(
     features: dict[str, dict[str, Any]] = {}
     rewritten: dict[str, Any] = {}  # query text the engine embeds (`query_text`) -> vector
     for name, config in rows:
-        engine: SearchEngine | FusionEngine = (
-            FusionEngine(memory.engine(config)) if name == FUSION_ROW else memory.engine(config)
+        engine: Retriever = (
+            FusionRetriever(memory.store, memory.embedder, config)
+            if name == FUSION_ROW
+            else memory.engine(config)
         )
         per_question: list[QuestionScore] = []
         neo4j_ms: list[float] = []
@@ -201,12 +204,11 @@ def run_locomo_bench(
         depth = kmax if config.engine == "cosine" else POOL_DEPTH
         for _n, q in enumerate(scored):
             vector = vectors[q.id]
-            if isinstance(engine, SearchEngine):  # what the engine itself would embed
-                text = engine.query_text(q.question, q.conversation_id)
-                if text != q.question:
-                    if text not in rewritten:
-                        rewritten[text] = memory.embedder.encode_one(text)
-                    vector = rewritten[text]
+            text = engine.query_text(q.question, q.conversation_id)  # what it would embed
+            if text != q.question:
+                if text not in rewritten:
+                    rewritten[text] = memory.embedder.encode_one(text)
+                vector = rewritten[text]
             found = engine.search(q.question, q.conversation_id, depth, embedding=vector)
             whole = tuple(h.turn_id for h in found.hits)
             ranked = whole[:kmax]
