@@ -196,6 +196,13 @@ def linked_read(
         as_of=as_of,
         **params,
     )[0]
+    return _pools(row)
+
+
+def _pools(row: dict[str, Any]) -> LinkedPools:
+    """The `LinkedPools` of one ``read/linked_read`` row: each seed with its signals (BM25
+    normalised by the query's best BM25 score, entity links), the expansion with its event,
+    the keyed facts and their turns, the citing facts and the context version."""
     _parse_datetimes(row)
     out = LinkedPools()
     seeds = row["seeds"]

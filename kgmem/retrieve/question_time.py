@@ -74,13 +74,9 @@ class TimeReading:
     phrases: list[str] = field(default_factory=list)
 
 
-def read_times(text: str, reference: datetime | None) -> TimeReading:
-    """Explicit dates, years, weekdays, seasons and relative phrases in ``text``.
-
-    Explicit dates need no reference; relative phrases are resolved against the first full date
-    the text names ("two weeks before August 11, 2023"), else ``reference``, else not at all.
-    """
-    out = TimeReading()
+def _calendar(text: str, out: TimeReading) -> list[TimeInterval]:
+    """Explicit dates ("May 3, 2023", "in May 2023"; a bare "May" or "March" needs a date
+    context or a mid-sentence capital: both are also verbs) and years, into ``out``."""
     intervals: list[TimeInterval] = []
     taken: list[tuple[int, int]] = []
     for m in DATE.finditer(text):
@@ -107,9 +103,15 @@ def read_times(text: str, reference: datetime | None) -> TimeReading:
             out.year = out.year or int(m.group(0))
             intervals.append(calendar_interval(date(int(m.group(0)), 1, 1), "year", m.group(0)))
             out.phrases.append(m.group(0))
-    if wm := WEEKDAY.search(text):
-        out.weekday = WEEKDAYS[wm.group(1).lower()]
-        out.phrases.append(wm.group(0))
+    return intervals
+
+
+def _season(
+    text: str, reference: datetime | None, out: TimeReading, intervals: list[TimeInterval]
+) -> list[TimeInterval]:
+    """The first season named (not the verb "fall"), into ``out``; "the summer of 2019" is the
+    season instead of the whole year, "last / this / next summer" resolves against
+    ``reference``. Returns the intervals so far."""
     for sm in SEASON.finditer(text):
         prep = (sm.group("prep") or "").lower()
         if sm.group("season").lower() == "fall" and not prep:
@@ -117,7 +119,7 @@ def read_times(text: str, reference: datetime | None) -> TimeReading:
         out.season = SEASONS[sm.group("season").lower()]
         out.phrases.append(sm.group(0))
         dated = SEASON_YEAR.match(text, sm.start("season"))
-        if dated:  # "the summer of 2019": the season, not the whole year
+        if dated:
             season = interpret_phrase(dated.group(0), datetime(2000, 1, 1, tzinfo=UTC))
             if season is not None:
                 intervals = [i for i in intervals if i.phrase != dated.group("year")]
@@ -129,6 +131,41 @@ def read_times(text: str, reference: datetime | None) -> TimeReading:
         ):
             intervals.append(interval)
         break
+    return intervals
+
+
+def _span(intervals: list[TimeInterval], out: TimeReading) -> None:
+    """One span over every interval (the coarsest granularity), and the year and month it
+    implies, into ``out``."""
+    if not intervals:
+        return
+    if len(intervals) == 1:
+        out.time_range = intervals[0]
+    else:
+        coarse = max(intervals, key=lambda i: _COARSE[i.granularity]).granularity
+        out.time_range = _interval(
+            min(i.start for i in intervals),
+            max(i.end for i in intervals),
+            coarse,
+            "; ".join(i.phrase for i in intervals),
+        )
+    out.year = out.year or out.time_range.start.year
+    if out.time_range.granularity in ("day", "week", "weekend", "month"):
+        out.month = out.month or out.time_range.start.month
+
+
+def read_times(text: str, reference: datetime | None) -> TimeReading:
+    """Explicit dates, years, weekdays, seasons and relative phrases in ``text``.
+
+    Explicit dates need no reference; relative phrases are resolved against the first full date
+    the text names ("two weeks before August 11, 2023"), else ``reference``, else not at all.
+    """
+    out = TimeReading()
+    intervals = _calendar(text, out)
+    if wm := WEEKDAY.search(text):
+        out.weekday = WEEKDAYS[wm.group(1).lower()]
+        out.phrases.append(wm.group(0))
+    intervals = _season(text, reference, out, intervals)
     days = [i.start for i in intervals if i.granularity == "day"]
     relative_to = days[0] if days else reference
     if (
@@ -142,18 +179,5 @@ def read_times(text: str, reference: datetime | None) -> TimeReading:
         out.phrases.append(rm.group(0))
         if relative_to is not None and (interval := _relative_interval(rm, relative_to)):
             intervals.append(interval)
-    if intervals:
-        if len(intervals) == 1:
-            out.time_range = intervals[0]
-        else:
-            coarse = max(intervals, key=lambda i: _COARSE[i.granularity]).granularity
-            out.time_range = _interval(
-                min(i.start for i in intervals),
-                max(i.end for i in intervals),
-                coarse,
-                "; ".join(i.phrase for i in intervals),
-            )
-        out.year = out.year or out.time_range.start.year
-        if out.time_range.granularity in ("day", "week", "weekend", "month"):
-            out.month = out.month or out.time_range.start.month
+    _span(intervals, out)
     return out

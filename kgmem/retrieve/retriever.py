@@ -210,30 +210,38 @@ class Retriever(ABC):
         t_embed = time.perf_counter()
         db0 = self.store.timing.ms
         params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
-        ranking = self._rank(Request(query, conversation_id, k, as_of, asked_by, params))
+        request = Request(query, conversation_id, k, as_of, asked_by, params)
+        ranking = self._rank(request)
         t_end = time.perf_counter()
+        timings = {
+            "embed": round((t_embed - t0) * 1000, 3),
+            "neo4j": round(self.store.timing.ms - db0, 3),
+            "total": round((t_end - t0) * 1000, 3),
+            "read_path": round((t_end - t_embed) * 1000, 3),
+        }
+        return self._result(request, ranking, timings)
+
+    def _result(
+        self, request: Request, ranking: Ranking, timings: dict[str, float]
+    ) -> SearchResult:
+        """The `SearchResult` of a ranking: the top ``k`` hits, the plan and the audit."""
         return SearchResult(
-            query=query,
-            conversation_id=conversation_id,
-            k=k,
+            query=request.query,
+            conversation_id=request.conversation_id,
+            k=request.k,
             engine=self.config.engine,
-            hits=ranking.hits[:k],
+            hits=ranking.hits[: request.k],
             plan=ranking.plan.model_dump(mode="json"),
             question=ranking.question,
             candidates=ranking.candidates,
-            timings_ms={
-                "embed": round((t_embed - t0) * 1000, 3),
-                "neo4j": round(self.store.timing.ms - db0, 3),
-                "total": round((t_end - t0) * 1000, 3),
-                "read_path": round((t_end - t_embed) * 1000, 3),
-            },
+            timings_ms=timings,
             hops=ranking.hops,
             current=[
                 {k: v for k, v in d.items() if k not in ("winner_turns", "other_turns")}
                 | {"turns": d["winner_turns"]}
                 for d in ranking.current
             ],
-            as_of=as_of,
+            as_of=request.as_of,
             answerable=ranking.answerability.get("answerable", True),
             unsupported=ranking.answerability.get("unsupported", []),
             answerability=ranking.answerability,
