@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from kgmem.api import Memory
     from kgmem.models import QuestionRecord
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = [
     "EDGE_COLOURS",
