@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from kgmem.config import Settings
     from kgmem.errors import KgmemError
     from kgmem.models import ConversationRecord, Hit, TurnRecord
-    from kgmem.retrieve.engine import EngineConfig, SearchResult
+    from kgmem.retrieve.config import EngineConfig
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = [
     "ConversationRecord",
@@ -37,8 +38,8 @@ _WHERE = {
     "ConversationRecord": "kgmem.models",
     "Hit": "kgmem.models",
     "TurnRecord": "kgmem.models",
-    "EngineConfig": "kgmem.retrieve.engine",
-    "SearchResult": "kgmem.retrieve.engine",
+    "EngineConfig": "kgmem.retrieve.config",
+    "SearchResult": "kgmem.retrieve.retriever",
 }
 
 

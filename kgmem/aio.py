@@ -29,7 +29,8 @@ from kgmem.embed import Embedder
 from kgmem.errors import NotSupported
 from kgmem.ingest.pipeline import IngestReport
 from kgmem.models import ConversationRecord
-from kgmem.retrieve.engine import EngineConfig, SearchResult
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.retriever import SearchResult
 from kgmem.store.async_driver import AsyncStore, LoopStore
 
 __all__ = ["AsyncMemory"]
@@ -120,11 +121,19 @@ class AsyncMemory:
         k: int = 10,
         *,
         config: EngineConfig | None = None,
+        asked_by: str | None = None,
         **options: Any,
     ) -> SearchResult:
-        """See `Memory.search` (extra keyword options, e.g. ``as_of``, are passed through)."""
+        """See `Memory.search` (``asked_by``: the asking speaker; extra keyword options, e.g.
+        ``as_of``, are passed through)."""
         return await self._run(
-            self.sync.search, query, conversation_id, k, config=config, **options
+            self.sync.search,
+            query,
+            conversation_id,
+            k,
+            config=config,
+            asked_by=asked_by,
+            **options,
         )
 
     async def history(

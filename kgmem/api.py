@@ -20,7 +20,9 @@ from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.models import ConversationRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
-from kgmem.retrieve.engine import EngineConfig, SearchEngine, SearchResult
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.engine import retriever_for
+from kgmem.retrieve.retriever import Retriever, SearchResult
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, await_search_indexes, rebuild_search_indexes
 from kgmem.turns import check_conversation_id, make_turn
@@ -313,10 +315,12 @@ class Memory:
             self._invalidate(conversation_id)
 
     # --- read ----------------------------------------------------------------------------------
-    def engine(self, config: EngineConfig | None = None) -> SearchEngine:
-        """A search engine over this memory (default: the shipped configuration). Engines share
-        this memory's per-conversation context cache, which every write here invalidates."""
-        return SearchEngine(
+    def engine(self, config: EngineConfig | None = None) -> Retriever:
+        """The retriever of ``config``'s strategy over this memory (default: the shipped
+        configuration): a `kgmem.retrieve.cosine.CosineRetriever` or
+        `kgmem.retrieve.linked.LinkedRetriever`. Retrievers share this memory's
+        per-conversation context cache, which every write here invalidates."""
+        return retriever_for(
             self.store,
             self.embedder,
             config or EngineConfig.from_settings(self.settings),
@@ -332,6 +336,7 @@ class Memory:
         *,
         config: EngineConfig | None = None,
         as_of: datetime | None = None,
+        asked_by: str | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
@@ -343,6 +348,9 @@ class Memory:
             as_of: the moment the question is asked (timezone-aware datetime; naive = UTC):
                 turns observed after it are invisible, relative dates in the question resolve
                 against it and "current" means current then. None = now.
+            asked_by: the speaker asking (one of the conversation's speakers): "I", "me",
+                "my" and "the user" in ``query`` mean this speaker. None = the conversation's
+                speaker whose role is ``user`` (`kgmem.roles`), if any.
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
@@ -366,7 +374,7 @@ class Memory:
         if not self._indexes_online:  # once per Memory: a populating index misses turns
             await_search_indexes(self.store)
             self._indexes_online = True
-        return self.engine(config).search(query, conversation_id, k, as_of=as_of)
+        return self.engine(config).search(query, conversation_id, k, as_of=as_of, asked_by=asked_by)
 
     def chain(self, question: str, conversation_id: str) -> ChainResult:
         """Answer a chain question ("the country of citizenship of the spouse of X") by following

@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import platformdirs
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "default_data_dir"]
+from kgmem.errors import ConfigError
+
+__all__ = ["Settings", "default_data_dir", "shipped_default"]
 
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -86,20 +89,25 @@ class Settings(BaseSettings):
     write_batch_size: int = 500
     """Turns per write transaction of an ingest (each batch commits with its facts and links)."""
 
-    # --- read path (defaults = best dev configuration) --------------------------------------
-    pool_turns: int = 40
+    # --- read path (defaults = best dev configuration; `kgmem.retrieve.config` builds the
+    # engine configuration from these and nothing else holds a default) ----------------------
+    pool_turns: int = Field(default=40, ge=0)
     """Dense seed pool over turns (vector search filtered by tenant inside the index)."""
-    pool_facts: int = 20
+    pool_facts: int = Field(default=20, ge=0)
     """Dense seed pool over facts; each fact brings the turns it cites."""
-    pool_fulltext: int = 10
-    """BM25 seed pool over turns and facts; also sizes the time-window generator."""
-    pool_speaker: int = 20
+    pool_fulltext: int = Field(default=10, ge=0)
+    """BM25 seed pool over turns and facts."""
+    pool_speaker: int = Field(default=20, ge=0)
     """Turns of each speaker the question names (the speaker seed)."""
-    pool_entity: int = 10
+    pool_entity: int = Field(default=10, ge=0)
     """Turns linked to the entities the question resolves (entity generator, off by default)."""
-    expand_events: int = 8
-    """Turns reached through event membership; also sizes the stateful hop (both off by default)."""
-    link_confidence: float = 0.5
+    pool_window: int = Field(default=10, ge=0)
+    """Turns in the session, month or year the question names (time-window generator)."""
+    expand_events: int = Field(default=8, ge=0)
+    """Turns reached through event membership (off by default)."""
+    expand_hop: int = Field(default=8, ge=0)
+    """Turns the stateful hop may add (off by default)."""
+    link_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     """The least confidence of a fact the entity generator and the event expansion follow."""
     w_fact: float = 1.0
     """Weight of the best citing fact's cosine (dev-tuned; the first cut was 0.2)."""
@@ -107,6 +115,9 @@ class Settings(BaseSettings):
     """Weight of being beside one of the top-3 turns of the same session."""
     w_time: float = 0.05
     """Weight of lying in the month or year the question names."""
+    w_date: float = 0.2
+    """Weight of the one day (or weekend) the question names: added when the turn's resolved event
+    time falls in it, subtracted when the turn's fact is dated to another day."""
     w_bm25: float = 0.3
     """Weight of the BM25 score, divided by the best BM25 score of the pool."""
     w_entity: float = 0.05
@@ -123,8 +134,8 @@ class Settings(BaseSettings):
     """Leave stop words and the named speakers' names out of the BM25 query."""
     strip_speakers: bool = True
     """Embed the question without the named speakers' names."""
-    max_hops: int = 2
-    """The stateful hop's limit."""
+    max_hops: int = Field(default=2, ge=0)
+    """The stateful hop's limit (below 2: no hop)."""
 
     # --- reader (optional, OpenAI-compatible) -----------------------------------------------
     reader_base_url: str | None = None
@@ -142,6 +153,18 @@ class Settings(BaseSettings):
     # --- MCP server ---------------------------------------------------------------------------
     mcp_token: SecretStr | None = None
     """Bearer token of `kgmem mcp --http`; required when the bind address is not loopback."""
+
+    def __init__(self, **values: Any) -> None:
+        """Read the settings; a value that does not parse or is out of range raises
+        `ConfigError` naming its ``KGMEM_*`` variable and what it allows.
+
+        Raises:
+            ConfigError: an invalid setting (never pydantic's ``ValidationError``).
+        """
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid setting: {setting_problems(exc)}") from None
 
     @model_validator(mode="after")
     def _uri_follows_local_port(self) -> Settings:
@@ -167,3 +190,24 @@ class Settings(BaseSettings):
         if self.password_file.is_file():
             return self.password_file.read_text(encoding="utf-8").strip()
         return None
+
+
+def setting_problems(exc: ValidationError) -> str:
+    """One ``KGMEM_<FIELD>=<value>: <what is allowed>`` per problem, ``; ``-joined (secrets are
+    not echoed)."""
+    parts = []
+    for err in exc.errors():
+        name = "_".join(str(p) for p in err["loc"]).upper()
+        secret = "PASSWORD" in name or "TOKEN" in name or "KEY" in name
+        value = "" if secret or "input" not in err else f"={err['input']!r}"
+        parts.append(f"KGMEM_{name}{value}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def shipped_default(name: str) -> Any:
+    """The shipped default of setting ``name`` (the field's default; no environment is read).
+
+    Raises:
+        KeyError: no such setting.
+    """
+    return Settings.model_fields[name].get_default(call_default_factory=True)

@@ -302,7 +302,7 @@ def ask(
 ) -> ReaderAnswer:
     """Search ``conversation_id`` for ``question`` and answer from the top ``k`` turns; abstain
     without calling the model when the search finds the question unanswerable
-    (`kgmem.retrieve.engine.SearchResult.answerable`).
+    (`kgmem.retrieve.retriever.SearchResult.answerable`).
 
     Raises:
         ReaderError: the endpoint failed (see `Reader.complete`).

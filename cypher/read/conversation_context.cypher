@@ -1,22 +1,24 @@
-// What the planner needs to know about a conversation — its speakers, its canonical entities
-// (names and aliases, for resolving names in questions) and its latest timestamp ("now") — but
-// only when the caller's cached copy is stale: `version` is the Conversation node's write
-// version (a fresh UUID after every turn or entity write); when it equals $known_version the
-// three context columns are null and the cache stays. One index lookup when nothing changed.
+// What the planner needs to know about a conversation — its speakers (first to speak first) with
+// the roles stored on their turns (`kgmem.roles`; a speaker without one has an empty list), its
+// canonical entities (names and aliases, for resolving names in questions) and its latest
+// timestamp ("now") — but only when the caller's cached copy is stale: `version` is the
+// Conversation node's write version (a fresh UUID after every turn or entity write); when it
+// equals $known_version the context columns are null and the cache stays. One index lookup
+// when nothing changed.
 // :param conversation_id => 'conv-26'
 // :param known_version => null
 OPTIONAL MATCH (c:Conversation {id: $conversation_id})
 WITH c.version AS version
 CALL (version) {
   WITH version WHERE version IS NOT NULL AND version = $known_version
-  RETURN null AS speakers, null AS latest, null AS entities, false AS changed
+  RETURN null AS speakers, null AS roles, null AS latest, null AS entities, false AS changed
   UNION ALL
   WITH version WHERE version IS NULL OR $known_version IS NULL OR version <> $known_version
   CALL () {
     MATCH (t:Turn {conversation_id: $conversation_id})
-    WITH t.speaker AS speaker, min(t.index) AS first
+    WITH t.speaker AS speaker, min(t.index) AS first, collect(DISTINCT t.role) AS roles
     ORDER BY first
-    RETURN collect(speaker) AS speakers
+    RETURN collect(speaker) AS speakers, collect({speaker: speaker, roles: roles}) AS roles
   }
   CALL () {
     MATCH (t:Turn {conversation_id: $conversation_id})
@@ -27,6 +29,6 @@ CALL (version) {
     RETURN collect({id: e.id, name: e.name, type: e.type,
                     aliases: coalesce(e.aliases, [])}) AS entities
   }
-  RETURN speakers, latest, entities, true AS changed
+  RETURN speakers, roles, latest, entities, true AS changed
 }
-RETURN version, changed, speakers, latest, entities
+RETURN version, changed, speakers, roles, latest, entities

@@ -28,7 +28,7 @@ from typing import Any
 from kgmem.adapters import require
 from kgmem.api import Memory
 from kgmem.errors import NotSupported
-from kgmem.retrieve.engine import EngineConfig
+from kgmem.retrieve.config import EngineConfig
 from kgmem.store.interop import driver_of, records
 
 require("neo4j_graphrag.retrievers.base", "graphrag")

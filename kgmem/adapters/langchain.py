@@ -23,7 +23,7 @@ from typing import Any
 from kgmem.adapters import require
 from kgmem.api import Memory
 from kgmem.models import Hit
-from kgmem.retrieve.engine import EngineConfig
+from kgmem.retrieve.config import EngineConfig
 
 require("langchain_core.retrievers", "langchain")
 

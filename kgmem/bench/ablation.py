@@ -8,7 +8,7 @@ from typing import Literal
 
 from kgmem.bench.fusion import FUSION_ROW
 from kgmem.config import Settings
-from kgmem.retrieve.engine import EngineConfig
+from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.score import ScoreWeights
 
 __all__ = ["ablation_rows", "default_row"]
@@ -82,7 +82,7 @@ def ablation_rows(settings: Settings, sources: Sources) -> list[tuple[str, Engin
             base.with_(generators=frozenset({"dense_turns", "dense_facts"}), weights=first_cut),
         )
     )
-    rows.append((FUSION_ROW, base))  # run through kgmem.bench.fusion.FusionEngine
+    rows.append((FUSION_ROW, base))  # run through kgmem.bench.fusion.FusionRetriever
     return rows
 
 

@@ -11,27 +11,22 @@ the read path.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
 
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.engine import SearchEngine, SearchResult
 from kgmem.retrieve.plan import plan
+from kgmem.retrieve.retriever import Ranking, Request, Retriever
 from kgmem.retrieve.score import Candidate
 
-__all__ = ["FUSION_ROW", "RRF_DEPTH", "RRF_K", "FusionEngine", "fuse"]
+__all__ = ["FUSION_ROW", "RRF_DEPTH", "RRF_K", "FusionRetriever", "fuse"]
 
 RRF_K = 60
 """The rank offset of Cormack et al. (SIGIR 2009)."""
 RRF_DEPTH = 100
 """How deep every generator's whole list goes."""
 FUSION_ROW = "(neg) RRF of whole lists"
-"""The ablation row that `kgmem.bench.locomo` runs through `FusionEngine`."""
+"""The ablation row that `kgmem.bench.locomo` runs through `FusionRetriever`."""
 
 _OWN_SCORE: dict[str, Callable[[Candidate], float]] = {
     "dense_turns": lambda c: c.cosine,
@@ -74,55 +69,15 @@ def fuse(lists: Mapping[str, Sequence[Candidate]], k: int = RRF_K) -> list[Hit]:
     ]
 
 
-class FusionEngine:
-    """`SearchEngine.search`'s shape over reciprocal-rank fusion (the benchmark's negative row).
+class FusionRetriever(Retriever):
+    """Reciprocal-rank fusion as a retriever (the benchmark's negative row): one `linked_read`
+    round trip to depth `RRF_DEPTH` for the generators of `_OWN_SCORE`, fused by `fuse`. Its
+    results carry the configuration's engine name (``linked``). See `Retriever` for the
+    arguments; the configuration's fact sources and BM25 switches apply."""
 
-    Args:
-        engine: the engine whose store, embedder and configuration (fact sources) it reads.
-    """
-
-    def __init__(self, engine: SearchEngine) -> None:
-        self.engine = engine
-
-    def search(
-        self,
-        query: str,
-        conversation_id: str,
-        k: int = 10,
-        *,
-        embedding: npt.NDArray[np.float32] | None = None,
-    ) -> SearchResult:
-        """The top ``k`` fused hits (one `linked_read` round trip to depth `RRF_DEPTH`).
-
-        Raises:
-            ValueError: ``k`` < 1.
-            StoreError: Neo4j failed.
-        """
-        if k < 1:
-            raise ValueError("k must be at least 1")
-        engine = self.engine
-        t0 = time.perf_counter()
-        vector = embedding if embedding is not None else engine.embed(query)
-        t_embed = time.perf_counter()
-        db0 = engine.store.timing.ms
-        params: dict[str, Any] = {"conversation_id": conversation_id, "embedding": vector.tolist()}
-        qplan = plan(query)
-        whole = engine.config.with_(generators=frozenset(_OWN_SCORE))
-        pools = gen.linked_read(engine.store, params, qplan, whole, depth=RRF_DEPTH).seeds
+    def _rank(self, request: Request) -> Ranking:
+        qplan = plan(request.query)
+        whole = self.config.with_(generators=frozenset(_OWN_SCORE))
+        pools = gen.linked_read(self.store, request.params, qplan, whole, depth=RRF_DEPTH).seeds
         hits = fuse(pools)
-        t_end = time.perf_counter()
-        return SearchResult(
-            query=query,
-            conversation_id=conversation_id,
-            k=k,
-            engine="linked",
-            hits=hits[:k],
-            plan=qplan.model_dump(mode="json"),
-            candidates=len(hits),
-            timings_ms={
-                "embed": round((t_embed - t0) * 1000, 3),
-                "neo4j": round(engine.store.timing.ms - db0, 3),
-                "total": round((t_end - t0) * 1000, 3),
-                "read_path": round((t_end - t_embed) * 1000, 3),
-            },
-        )
+        return Ranking(hits=hits, plan=qplan, candidates=len(hits))

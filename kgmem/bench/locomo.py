@@ -51,12 +51,13 @@ from typing import Any
 
 from kgmem.api import Memory
 from kgmem.bench.answerability import Item, calibrate
-from kgmem.bench.fusion import FUSION_ROW, RRF_DEPTH, RRF_K, FusionEngine
+from kgmem.bench.fusion import FUSION_ROW, RRF_DEPTH, RRF_K, FusionRetriever
 from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile, summarize
 from kgmem.ingest.locomo import load_locomo
 from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, QuestionRecord
-from kgmem.retrieve.engine import EngineConfig, SearchEngine
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.retriever import Retriever
 
 __all__ = [
     "SCHEMA",
@@ -234,23 +235,24 @@ class _Run:
     features: dict[str, dict[str, Any]] = field(default_factory=dict)
     rewritten: dict[str, Any] = field(default_factory=dict)  # query text embedded -> vector
 
-    def vector(self, engine: SearchEngine | FusionEngine, q: QuestionRecord) -> Any:
+    def vector(self, engine: Retriever, q: QuestionRecord) -> Any:
         """The vector of what the engine itself would embed for ``q`` (embedded once)."""
         vector = self.vectors[q.id]
-        if isinstance(engine, SearchEngine):
-            text = engine.query_text(q.question, q.conversation_id)
-            if text != q.question:
-                if text not in self.rewritten:
-                    self.rewritten[text] = self.memory.embedder.encode_one(text)
-                vector = self.rewritten[text]
+        text = engine.query_text(q.question, q.conversation_id)
+        if text != q.question:
+            if text not in self.rewritten:
+                self.rewritten[text] = self.memory.embedder.encode_one(text)
+            vector = self.rewritten[text]
         return vector
 
     def row(self, name: str, config: EngineConfig) -> tuple[list[QuestionScore], dict[str, Any]]:
         """Every scored question searched with ``config``: the per-question scores and the
         report row (metrics, grades, latency)."""
         memory, ks = self.memory, self.ks
-        engine: SearchEngine | FusionEngine = (
-            FusionEngine(memory.engine(config)) if name == FUSION_ROW else memory.engine(config)
+        engine: Retriever = (
+            FusionRetriever(memory.store, memory.embedder, config)
+            if name == FUSION_ROW
+            else memory.engine(config)
         )
         per_question: list[QuestionScore] = []
         neo4j_ms: list[float] = []

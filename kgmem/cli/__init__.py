@@ -12,7 +12,6 @@ from typing import Any
 
 import click
 from neo4j.exceptions import ConfigurationError as Neo4jConfigurationError
-from pydantic import ValidationError
 
 from kgmem.cli.admin import conversations, forget, schema
 from kgmem.cli.bench import bench
@@ -34,12 +33,6 @@ class _Main(click.Group):
             return super().invoke(ctx)
         except KgmemError as exc:
             raise click.ClickException(str(exc)) from exc
-        except ValidationError as exc:  # a KGMEM_* variable that does not parse
-            problems = "; ".join(
-                f"KGMEM_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}"
-                for err in exc.errors()
-            )
-            raise click.ClickException(f"invalid setting: {problems}") from exc
         except Neo4jConfigurationError as exc:  # e.g. KGMEM_NEO4J_URI=foo
             raise click.ClickException(f"invalid Neo4j connection setting: {exc}") from exc
 

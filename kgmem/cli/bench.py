@@ -13,7 +13,7 @@ from kgmem.bench.ablation import ablation_rows, default_row
 from kgmem.bench.locomo import run_locomo_bench
 from kgmem.cli._common import console, dump_json, memory_from, progress_bar, settings_from
 from kgmem.cli.bench_scale import bench_scale
-from kgmem.retrieve.engine import FactSourceChoice
+from kgmem.retrieve.config import FactSourceChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)

@@ -9,7 +9,8 @@ from typing import cast
 import click
 
 from kgmem.cli._common import console, dump_json, memory_from, settings_from
-from kgmem.retrieve.engine import EngineConfig, EngineName, FactSourceChoice, SearchResult
+from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
+from kgmem.retrieve.retriever import SearchResult
 
 ENGINES = click.Choice(["linked", "cosine"])
 SOURCES = click.Choice(["annotation", "extracted", "both"])
@@ -36,6 +37,17 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
             f"year={plan.get('named_year')} month={plan.get('named_month')}"
             f" state={plan.get('state')} cues={list(plan.get('cues', []))}"
         )
+        question = result.question
+        if question:
+            times = question.get("times", {})
+            console.print(
+                f"question: tokens={question.get('tokens')} speakers={question.get('speakers')}"
+                f" asker={question.get('asker')} times={times.get('phrases')}"
+                f" interval={times.get('interval')} state={question.get('state')}"
+                f" asked={question.get('asked')} operators={question.get('operators')}"
+                f" attribute={question.get('attribute')} value_type={question.get('value_type')}",
+                markup=False,
+            )
         for rank, hit in enumerate(result.hits, start=1):
             terms = " + ".join(f"{name} {value:.3f}" for name, value in hit.terms.items() if value)
             console.print(

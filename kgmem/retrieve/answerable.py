@@ -1,8 +1,9 @@
 """Answerability: does anything in memory support the question *for the person it names*?
 
 Support is judged at the level of facts, not of the conversation's words. The question's key
-content terms (`content_terms`: its words minus question words, function words, generic verbs
-and nouns and the names of the persons it names) are Snowball-stemmed and matched against the
+content terms (`content_terms`, the `kgmem.retrieve.question.Question.answer_terms` view: its
+words minus question words, function words, generic verbs and nouns and the names of the
+persons it names) are Snowball-stemmed and matched against the
 *asserted or negated* facts of the conversation whose subject is a person
 (``read/person_support``; plans, hypotheticals, questions and reports never support). The
 question is **unanswerable** when
@@ -39,6 +40,9 @@ from functools import cached_property
 
 import snowballstemmer
 
+from kgmem.retrieve.question import Question
+from kgmem.retrieve.question import answer_terms as content_terms
+
 __all__ = [
     "MAX_OWN_SHARE",
     "SPEAKER_GAP_ALONE",
@@ -69,28 +73,6 @@ _STEMMERS = threading.local()
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
-def _words(text: str) -> frozenset[str]:
-    """A word list written as one space-separated string."""
-    return frozenset(text.split())
-
-
-_STOP = _words(
-    "a an the and or but if of to in on at by for with from about into over after before "
-    "during since until while as than then so too very just also not no yes what when where "
-    "which who whom whose why how whats do does did done doing is are was were be been being "
-    "am has have had having will would could should might may can shall must ought i me my "
-    "mine we us our ours you your yours he him his she her hers they them their theirs it its "
-    "this that these those there here someone something anything everything one ones get gets "
-    "got getting go goes went going gone make makes made take takes took think thinks thought "
-    "feel feels felt say says said tell told know knows knew want wants wanted like likes "
-    "liked usually often ever still now currently these days anymore recently kind kinds type "
-    "types sort sorts thing things stuff way ways lot lots time times name names named call "
-    "calls called first last next new old many much more most some any all both each other "
-    "another same different own common person people favorite favourite "
-)
-"""Function words, question words, generic verbs and nouns: never key content."""
-
-
 def stems(words: Iterable[str]) -> list[str]:
     """Lower-cased Snowball English stems (possessive ``'s`` dropped)."""
     clean = [re.sub(r"'s?$", "", w.lower()) for w in words]
@@ -98,23 +80,6 @@ def stems(words: Iterable[str]) -> list[str]:
     if stemmer is None:
         stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
     return [str(w) for w in stemmer.stemWords([w for w in clean if w])]
-
-
-def content_terms(question: str, names: Sequence[str] = ()) -> list[str]:
-    """The question's key content words, in order, de-duplicated (surface forms).
-
-    Args:
-        question: the question.
-        names: surfaces of the entities the plan resolved (persons' names are not content).
-    """
-    named = {w.lower() for n in names for w in _WORD.findall(n)}
-    out: dict[str, None] = {}
-    for word in _WORD.findall(question):
-        low = re.sub(r"'s?$", "", word.lower())
-        if len(low) < 3 or low in _STOP or low in named:
-            continue
-        out.setdefault(low, None)
-    return list(out)
 
 
 @dataclass(frozen=True)
@@ -249,7 +214,7 @@ class Support:
 
 
 def judge(
-    question: str,
+    question: str | Question,
     persons: Sequence[tuple[str, str]],
     support: Support,
     *,
@@ -259,13 +224,17 @@ def judge(
     """Decide answerability (see the module docstring for the rule).
 
     Args:
-        question: the question.
+        question: the question, or its reading (whose `Question.answer_terms` are the terms;
+            for a string, `content_terms` without the persons' names).
         persons: ``(entity id, surface)`` of each person the question names (none: answerable).
         support: what memory asserts (`Support`).
         margin / own_share: the decision constants (defaults: the calibrated ones).
     """
     names = [surface for _, surface in persons]
-    terms = content_terms(question, names)
+    if isinstance(question, Question):
+        terms = list(question.answer_terms)
+    else:
+        terms = content_terms(question, names)
     if not persons:
         return Answerability(True, (), tuple(terms), (), "names no person")
     if not terms:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from kgmem.store.catalogue import catalogue
 
 if TYPE_CHECKING:
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["cypher_string", "evidence_cypher"]
 

@@ -9,20 +9,17 @@ parameter; only the stateful hop (off by default) adds a round trip per hop.
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.plan import QueryPlan
+from kgmem.retrieve.question import question_words
 from kgmem.retrieve.score import Candidate
 from kgmem.store import Store
 from kgmem.store.tenant import tenant_query
-
-if TYPE_CHECKING:
-    from kgmem.retrieve.engine import EngineConfig
 
 __all__ = [
     "LinkedPools",
@@ -59,39 +56,6 @@ def dense_turns(store: Store, params: Params, k: int) -> list[Candidate]:
 def _event_start(row: dict[str, Any]) -> datetime | None:
     value = row.get("event_time")
     return value if isinstance(value, datetime) else None
-
-
-#: longest word a BM25 query keeps: Lucene's standard tokenizer splits a longer token into
-#: pieces of 255 characters, each its own clause (a 1 MB "word" made ~4,000 clauses and
-#: failed with Lucene's TooManyClauses); no real word is that long
-MAX_TERM_CHARS = 255
-
-
-def question_words(
-    text: str, max_terms: int = 32, *, drop: Sequence[str] = (), stop_words: bool = False
-) -> list[str]:
-    """The words of ``text`` a BM25 query ORs together: lower-cased, longer than one and at
-    most `MAX_TERM_CHARS` characters, at most ``max_terms`` of them, so a query has at most
-    ``max_terms`` clauses (Lucene escaping and tenant scoping happen in the store).
-
-    Args:
-        drop: names whose words are left out (the speakers the question names: their name is
-            in every "Hey Ana!" turn, and the ``speaker`` generator covers their turns).
-        stop_words: leave out spaCy's English stop words (``spacy.lang.en.stop_words``; the
-            Lucene english analyzer keeps "what", "do", "does", "did", "how", ...).
-    """
-    dropped = {w.casefold() for name in drop for w in re.findall(r"\w+", name)}
-    if stop_words:
-        dropped |= _stop_words()
-    words = [w.lower() for w in re.findall(r"\w+", text) if 1 < len(w) <= MAX_TERM_CHARS]
-    return [w for w in words if w.casefold() not in dropped][:max_terms]
-
-
-@functools.cache
-def _stop_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS  # the word list only; no pipeline loads
-
-    return frozenset(STOP_WORDS)
 
 
 @dataclass
@@ -203,9 +167,9 @@ def linked_read(
         e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"
     ]
     window = qplan.time_range if k("window") else None
-    content = cfg.bm25_content_words
+    reading = qplan.reading
     words = (
-        question_words(qplan.question, drop=qplan.speakers if content else (), stop_words=content)
+        list(reading.bm25_content_words if cfg.bm25_content_words else reading.bm25_words)
         if k("fulltext")
         else []
     )
@@ -232,6 +196,13 @@ def linked_read(
         as_of=as_of,
         **params,
     )[0]
+    return _pools(row)
+
+
+def _pools(row: dict[str, Any]) -> LinkedPools:
+    """The `LinkedPools` of one ``read/linked_read`` row: each seed with its signals (BM25
+    normalised by the query's best BM25 score, entity links), the expansion with its event,
+    the keyed facts and their turns, the citing facts and the context version."""
     _parse_datetimes(row)
     out = LinkedPools()
     seeds = row["seeds"]

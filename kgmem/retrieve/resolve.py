@@ -28,6 +28,7 @@ from typing import Any
 
 from kgmem.ingest.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
 from kgmem.models import Hit, TimeInterval
+from kgmem.retrieve.question import Question, asked_words
 from kgmem.retrieve.score import Candidate
 
 __all__ = [
@@ -66,16 +67,12 @@ def _family_words() -> dict[str, set[str]]:
 _WORDS = _family_words()
 
 
-def _asked_words(question: str) -> set[str]:
-    asked = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
-    return asked | {w[:-1] for w in asked if w.endswith("s")}
-
-
-def relevant_rows(question: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def relevant_rows(question: str | Question, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Keep the keyed facts whose relation family the question names ("live" → residence) or,
     for a multi-valued family, whose object word it names ("bike" → ``…|owned|bike``); none
-    when it names no family (a current-state cue alone says nothing about *which* value)."""
-    asked = _asked_words(question)
+    when it names no family (a current-state cue alone says nothing about *which* value).
+    The question's words are its `Question.state_words` (read here from a plain string)."""
+    asked = question.state_words if isinstance(question, Question) else asked_words(question)
     named = {family for family, cues in _WORDS.items() if cues & asked}
     out = []
     for row in rows:

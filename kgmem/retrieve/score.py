@@ -14,8 +14,9 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
                        Monday must not match a turn that merely says "last Thursday")    (0.2)
           + Σ w_signal · generator signal (bm25 0.3; entity, event, hop 0.05 when on)
 
-`ScoreWeights`' own defaults are the brief's first cut (w_fact = 0.2), kept as a negative row
-of the ablation: on the dev split it is about 25 points ALL@10 below 1.0.
+`ScoreWeights`' defaults are the shipped weights (the ``w_*`` settings' defaults); the brief's
+first cut (w_fact = 0.2) is a negative row of the ablation: on the dev split it is about 25
+points ALL@10 below 1.0.
 
 Cosines are raw cosine similarities in [-1, 1]; the score is their weighted sum and is only
 meaningful for ranking. Candidates reach the scorer from small generator pools; the scorer
@@ -29,9 +30,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kgmem.config import Settings, shipped_default
 from kgmem.models import Hit
 
-__all__ = ["Candidate", "ScoreWeights", "TimeWindow", "score_candidates"]
+__all__ = ["SIGNAL_SETTINGS", "Candidate", "ScoreWeights", "TimeWindow", "score_candidates"]
+
+#: generator signal -> the setting that weighs it (``KGMEM_W_*``), in `ScoreWeights.signals` order
+SIGNAL_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("bm25", "w_bm25"),
+    ("entity", "w_entity"),
+    ("event", "w_event"),
+    ("hop", "w_hop"),
+    ("chain", "w_chain"),
+    ("speaker", "w_speaker"),
+)
+
+
+def _shipped(name: str) -> Any:
+    return field(default_factory=lambda: shipped_default(name))
 
 
 @dataclass(frozen=True)
@@ -39,9 +55,9 @@ class ScoreWeights:
     """Weights of the scorer's terms; a weight of 0 switches a term off (ablation).
 
     Attributes:
-        fact / adjacent / time: the first-cut terms (docs/design.md §3.4); the defaults here
-            are the first cut (fact 0.2), the shipped weights come from `Settings` (fact 1.0).
+        fact / adjacent / time: the first-cut terms (docs/design.md §3.4).
         date: the day-match term (see module docstring).
+        adjacent_top: how many of the best turns give their neighbours the adjacency term.
         signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
             [0, 1]): ``bm25`` (BM25 score / the best BM25 score of the query's pool),
             ``entity`` (linked to a resolved non-speaker entity), ``event`` (a member of an
@@ -49,12 +65,25 @@ class ScoreWeights:
             weight here counts 1.0 (e.g. ``current``, already a signed score).
     """
 
-    fact: float = 0.2
-    adjacent: float = 0.06
-    time: float = 0.05
-    date: float = 0.2
+    fact: float = _shipped("w_fact")
+    adjacent: float = _shipped("w_adjacent")
+    time: float = _shipped("w_time")
+    date: float = _shipped("w_date")
     adjacent_top: int = 3
-    signals: tuple[tuple[str, float], ...] = ()
+    signals: tuple[tuple[str, float], ...] = field(
+        default_factory=lambda: tuple((s, shipped_default(w)) for s, w in SIGNAL_SETTINGS)
+    )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ScoreWeights:
+        """The weights of ``settings`` (``KGMEM_W_*``)."""
+        return cls(
+            fact=settings.w_fact,
+            adjacent=settings.w_adjacent,
+            time=settings.w_time,
+            date=settings.w_date,
+            signals=tuple((s, getattr(settings, w)) for s, w in SIGNAL_SETTINGS),
+        )
 
     def signal(self, name: str) -> float:
         return dict(self.signals).get(name, 1.0)

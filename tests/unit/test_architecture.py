@@ -39,3 +39,20 @@ def test_the_detector_sees_a_cycle_and_an_upward_import() -> None:
     assert cycles(graph) == [["kgmem.api", "kgmem.audit"]]
     assert upward_imports(graph) == [("kgmem.api", "kgmem.audit")]
     assert layer_of("kgmem.retrieve.chain") > layer_of("kgmem.ingest.relations")
+
+
+def test_type_checking_imports_are_edges() -> None:
+    # kgmem.retrieve.evidence needs SearchResult only for its annotations
+    source = (DOC.parents[1] / "kgmem" / "retrieve" / "evidence.py").read_text(encoding="utf-8")
+    assert "if TYPE_CHECKING:\n    from kgmem.retrieve.retriever import SearchResult" in source
+    assert "kgmem.retrieve.retriever" in import_graph()["kgmem.retrieve.evidence"]
+
+
+def test_the_detector_sees_a_cycle_of_any_length() -> None:
+    graph = {
+        "kgmem.retrieve.a": {"kgmem.retrieve.b"},
+        "kgmem.retrieve.b": {"kgmem.retrieve.c"},
+        "kgmem.retrieve.c": {"kgmem.retrieve.a"},
+        "kgmem.retrieve.d": set(),
+    }
+    assert cycles(graph) == [["kgmem.retrieve.a", "kgmem.retrieve.b", "kgmem.retrieve.c"]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -16,6 +17,9 @@ from kgmem.retrieve.score import (
 
 MAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 JUNE = datetime(2023, 6, 9, 19, 55, tzinfo=UTC)
+
+#: the brief's first cut (fact 0.2) with no generator signals, the weights these cases use
+FIRST_CUT = ScoreWeights(fact=0.2, adjacent=0.06, time=0.05, date=0.2, signals=())
 
 
 def cand(
@@ -49,7 +53,7 @@ def test_four_terms_hand_computed() -> None:
         cand("t3", 3, 0.31),  # beside t2 (top-3), same session -> 0.31 + 0.06 = 0.37
         cand("t9", 9, 0.35, session=2, when=JUNE),  # June 2023; question names June -> +0.05
     ]
-    hits = score_candidates(pool, ScoreWeights(), TimeWindow(year=2023, month=6))
+    hits = score_candidates(pool, FIRST_CUT, TimeWindow(year=2023, month=6))
     scores = {h.turn_id: h.score for h in hits}
     # top-3 by cosine + 0.2*fact: t0 0.62, t1 0.40, t9 0.35 -> t9 is top-3, so t2 (0.32) is not
     assert scores["t0"] == pytest.approx(0.62)
@@ -71,7 +75,7 @@ def test_adjacency_needs_same_session() -> None:
         cand("c", 7, 0.2),
         cand("d", 8, 0.15),
     ]
-    hits = {h.turn_id: h for h in score_candidates(pool, ScoreWeights())}
+    hits = {h.turn_id: h for h in score_candidates(pool, FIRST_CUT)}
     assert hits["b"].terms["adjacent"] == 0.0
 
 
@@ -85,7 +89,7 @@ def test_zero_weights_switch_terms_off() -> None:
 
 def test_ties_break_by_timeline_order() -> None:
     hits = score_candidates(
-        [cand("late", 9, 0.5), cand("early", 2, 0.5)], ScoreWeights(adjacent=0.0)
+        [cand("late", 9, 0.5), cand("early", 2, 0.5)], replace(FIRST_CUT, adjacent=0.0)
     )
     assert [h.turn_id for h in hits] == ["early", "late"]
 
@@ -95,7 +99,7 @@ def test_time_window_year_only_and_event_time() -> None:
     assert not window.contains(MAY)
     c = cand("x", 0, 0.2)
     c.event_time = datetime(2022, 12, 1, tzinfo=UTC)
-    (hit,) = score_candidates([c], ScoreWeights(), window)
+    (hit,) = score_candidates([c], FIRST_CUT, window)
     assert hit.terms["time"] == 0.05
     assert not TimeWindow().contains(MAY)
 

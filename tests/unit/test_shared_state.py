@@ -11,7 +11,7 @@ import pytest
 
 from kgmem.errors import IndexNotOnline, MalformedInput
 from kgmem.retrieve.answerable import stems
-from kgmem.retrieve.generators import MAX_TERM_CHARS, question_words
+from kgmem.retrieve.question import MAX_TERM_CHARS, question_words
 from kgmem.store.schema import wait_online
 from kgmem.turns import MAX_TURN_CHARS, make_turn
 

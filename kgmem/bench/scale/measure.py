@@ -79,7 +79,9 @@ def _dense_config(k: int) -> EngineConfig:
 
 
 def _fulltext_config(k: int) -> EngineConfig:
-    return EngineConfig(generators=frozenset({"fulltext"}), pools={"fulltext": k})
+    return EngineConfig(
+        generators=frozenset({"fulltext"}), pools={"fulltext": k}, bm25_content_words=False
+    )
 
 
 def dense_seed_ids(

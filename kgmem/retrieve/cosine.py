@@ -1,0 +1,26 @@
+"""The cosine baseline: the conversation's exact top-k turns by cos(turn, q)."""
+
+from __future__ import annotations
+
+from kgmem.errors import ConversationNotFound
+from kgmem.retrieve import generators as gen
+from kgmem.retrieve.plan import plan
+from kgmem.retrieve.retriever import Ranking, Request, Retriever
+from kgmem.retrieve.score import ScoreWeights, score_candidates
+
+__all__ = ["CosineRetriever"]
+
+
+class CosineRetriever(Retriever):
+    """Exact top-``k`` by cosine (``read/search_turns_exact``); every hit's only term is
+    ``cosine``. The plan is reported but steers nothing."""
+
+    def _rank(self, request: Request) -> Ranking:
+        qplan = plan(request.query)
+        pool = gen.dense_turns(self.store, request.params, request.k)
+        if not pool:
+            raise ConversationNotFound(request.conversation_id)
+        hits = score_candidates(pool, ScoreWeights(fact=0.0, adjacent=0.0, time=0.0))
+        for hit in hits:
+            hit.terms = {"cosine": hit.terms["cosine"]}
+        return Ranking(hits=hits, plan=qplan, candidates=len(pool))

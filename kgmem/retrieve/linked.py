@@ -1,0 +1,425 @@
+"""The linked retriever: small generator pools merged by turn id and scored once.
+
+`LinkedRetriever._rank` runs named steps, in order:
+
+1. `_read`: the conversation's context (cached), the question read once and planned, and the
+   plan's ONE ``read/linked_read`` round trip (dense turns, dense facts → cited turns, BM25,
+   the named speakers' turns, entity links, the time window, event expansion, citing facts and
+   current-value input; `kgmem.retrieve.generators`);
+2. `_pool`: the seeds merged, their best citing facts, the stateful hop (off by default), the
+   who-said-it signal, and the turns visible at ``as_of``;
+3. `_resolve`: the current or past value per supersession key (`kgmem.retrieve.resolve`) and
+   the relation chain (`kgmem.retrieve.chain`);
+4. the one scorer (`kgmem.retrieve.score.score_candidates`) and the answerability decision
+   (`kgmem.retrieve.answerable`).
+
+(Reciprocal-rank fusion of whole lists, measured worse than the single scorer, is a negative
+row of the benchmark: `kgmem.bench.fusion`.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from kgmem.embed import Embedder
+from kgmem.errors import ConversationNotFound, MalformedInput
+from kgmem.models import Hit
+from kgmem.retrieve import generators as gen
+from kgmem.retrieve.answerable import Support, decide, judge
+from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.context import ConversationContext, read_context
+from kgmem.retrieve.names import named_speakers
+from kgmem.retrieve.plan import Planner, QueryPlan
+from kgmem.retrieve.question import stop_list
+from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
+from kgmem.retrieve.retriever import Ranking, Request, Retriever
+from kgmem.retrieve.score import Candidate, TimeWindow, merge_candidates, score_candidates
+from kgmem.store import Store
+
+__all__ = ["LinkedRetriever", "speaker_gap", "strip_names"]
+
+
+class LinkedRetriever(Retriever):
+    """The product's strategy (module docstring); see `Retriever` for the arguments."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: EngineConfig,
+        *,
+        contexts: dict[str, ConversationContext] | None = None,
+        chain_sources: dict[str, StoreFactSource] | None = None,
+    ) -> None:
+        super().__init__(store, embedder, config, contexts=contexts, chain_sources=chain_sources)
+        self.planner = Planner(**config.pools)
+
+    # --- the template's hooks ---------------------------------------------------------------
+    def _warm(self) -> None:
+        if self.config.bm25_content_words:
+            stop_list()  # load the stop list once, outside the timing
+
+    def query_text(self, query: str, conversation_id: str) -> str:
+        """The text embedded for ``query``: with ``strip_speakers``, the question without the
+        names of the conversation's speakers it names, so the vector carries what is asked and
+        the ``speaker`` generator and term carry who (every turn and fact about a speaker is
+        close to her name; measured on the LoCoMo dev split); otherwise ``query`` itself.
+        Reads the conversation context when not cached.
+
+        Raises:
+            ConversationNotFound: the conversation holds no turns.
+        """
+        if not self.config.strip_speakers:
+            return query
+        cached = self.contexts.get(conversation_id)
+        context = cached if cached is not None else self._context(conversation_id)
+        return strip_names(query, named_speakers(query, context.speakers))
+
+    def _rank(self, request: Request) -> Ranking:
+        context, qplan, pools = self._read(request)
+        merged, hops = self._pool(request, qplan, pools, context)
+        merged, current, chain, qplan = self._resolve(request, qplan, merged, pools)
+        hits = order_hits(score_candidates(merged, self.config.weights, _window(qplan)), current)
+        answerability = self.answerability(
+            request.conversation_id, qplan, context, request.as_of, hits
+        )
+        return Ranking(
+            hits=hits,
+            plan=qplan,
+            candidates=len(merged),
+            question=qplan.reading.as_dict(),
+            hops=hops,
+            current=current,
+            answerability=answerability,
+            chain=chain,
+        )
+
+    # --- step 1: context, plan, the one round trip -------------------------------------------
+    def _context(self, conversation_id: str) -> ConversationContext:
+        """The conversation's context (`read_context`: one round trip, returning the cached
+        copy when its version is current); a fresh copy drops the chain walk's cached names.
+
+        Raises:
+            ConversationNotFound: the conversation holds no turns.
+        """
+        cached = self.contexts.get(conversation_id)
+        try:
+            context = read_context(self.store, conversation_id, self.contexts)
+        except ConversationNotFound:
+            self.chain_sources.pop(conversation_id, None)
+            raise
+        if context is not cached:
+            self.chain_sources.pop(conversation_id, None)  # its entity names may be stale too
+        return context
+
+    def _read(self, request: Request) -> tuple[ConversationContext, QueryPlan, gen.LinkedPools]:
+        """Context, plan and pools. The context is read only without a cached copy, or when
+        ``read/linked_read`` (which returns the conversation's write version in the same round
+        trip) shows the cached copy is stale: then the plan may miss new entities, so the
+        context is re-read and the question planned and read again."""
+        cid = request.conversation_id
+        cached = self.contexts.get(cid)
+        context = cached if cached is not None else self._context(cid)
+        qplan, pools = self._plan_and_read(request, context)
+        if cached is not None and pools.context_version != cached.version:
+            self.contexts.pop(cid, None)
+            context = self._context(cid)
+            qplan, pools = self._plan_and_read(request, context)
+        return context, qplan, pools
+
+    def _plan_and_read(
+        self, request: Request, context: ConversationContext
+    ) -> tuple[QueryPlan, gen.LinkedPools]:
+        """Read and plan the question against ``context`` and run the plan's `linked_read`."""
+        cfg = self.config
+        qplan = self.planner.plan(
+            request.query,
+            entities=context.entities,
+            reference=request.as_of or context.latest,
+            speakers=context.speakers,
+            asker=_asker(request, context),
+        )
+        # the plan is what runs: a generator switched off has budget 0 (shown by --explain)
+        qplan = qplan.model_copy(
+            update={
+                "budgets": {
+                    name: (budget if name in cfg.generators else 0)
+                    for name, budget in qplan.budgets.items()
+                }
+            }
+        )
+        pools = gen.linked_read(
+            self.store,
+            request.params,
+            qplan,
+            cfg,
+            speakers=context.speakers,
+            current_entity_ids=_current_ids(qplan),
+            as_of=request.as_of,
+        )
+        return qplan, pools
+
+    # --- step 2: the pool ------------------------------------------------------------------
+    def _pool(
+        self,
+        request: Request,
+        qplan: QueryPlan,
+        pools: gen.LinkedPools,
+        context: ConversationContext,
+    ) -> tuple[list[Candidate], list[dict[str, Any]]]:
+        """The merged seeds and expansion with their best citing facts, the stateful hop's
+        turns, the ``speaker`` signal on the named speakers' turns, and only turns visible at
+        ``as_of``. Returns the pool and the hop's rewritten queries."""
+        cfg = self.config
+        merged = merge_candidates([*pools.seeds.values(), pools.expanded])
+        if cfg.weights.fact != 0:
+            pools.attach_fact_scores(merged)
+        hops: list[dict[str, Any]] = []
+        if "hop" in cfg.generators and qplan.budgets.get("hop", 0) > 0:
+            extra, hops = gen.stateful_hop(
+                self.store, request.params, qplan, merged, cfg, speakers=context.speakers
+            )
+            if extra:
+                merged = merge_candidates([merged, extra])
+                gen.citing_facts(self.store, request.params, extra, cfg)
+        if qplan.speakers:  # who said it: turns of a speaker the question names
+            for c in merged:
+                if c.speaker in qplan.speakers:
+                    c.bonus["speaker"] = 1.0
+        if request.as_of is not None:  # the hop's extra turns too (linked_read filters its own)
+            as_of = request.as_of
+            merged = [c for c in merged if _aware(c.observed_at) <= as_of]
+        return merged, hops
+
+    # --- step 3: current values and the chain ------------------------------------------------
+    def _resolve(
+        self,
+        request: Request,
+        qplan: QueryPlan,
+        merged: list[Candidate],
+        pools: gen.LinkedPools,
+    ) -> tuple[list[Candidate], list[dict[str, Any]], ChainResult | None, QueryPlan]:
+        """Current or past values (`_resolve_state`) and the relation chain (`_chain`; only
+        without ``as_of``: the walk reads current values, not values as of a moment, so the
+        operator is switched off and the plan says so)."""
+        current: list[dict[str, Any]] = []
+        if _current_ids(qplan):
+            merged, current = self._resolve_state(qplan, merged, pools)
+        chain: ChainResult | None = None
+        if qplan.has("chain") and request.as_of is None:
+            merged, chain = self._chain(qplan, merged, request.params)
+        elif qplan.has("chain"):
+            qplan = qplan.model_copy(
+                update={
+                    "operators": tuple(o for o in qplan.operators if o != "chain"),
+                    "cues": (*qplan.cues, "chain:off (as_of)"),
+                }
+            )
+        return merged, current, chain, qplan
+
+    @staticmethod
+    def _resolve_state(
+        qplan: QueryPlan, pool: list[Candidate], pools: gen.LinkedPools
+    ) -> tuple[list[Candidate], list[dict[str, Any]]]:
+        """Current or past value per supersession key about the plan's entities
+        (`resolve_state`) over the keyed facts `linked_read` returned (already restricted to
+        what was visible at ``as_of``); the chosen values' turns join the pool if they are not
+        in it yet."""
+        rows = relevant_rows(qplan.reading, pools.keyed)
+        if not rows:
+            return pool, []
+        by_id = {c.turn_id: c for c in pool}
+        wanted = sorted({t for row in rows for t in row["cites"]} - set(by_id))
+        joined = [pools.keyed_turns[t] for t in wanted if t in pools.keyed_turns]
+        pools.attach_fact_scores(joined)
+        by_id.update({c.turn_id: c for c in joined})
+        decisions = resolve_state(
+            rows,
+            by_id,
+            mode=qplan.state or "current",
+            window=qplan.time_range,
+            anchor=qplan.anchor if qplan.relation == "before" else None,
+        )
+        return list(by_id.values()), decisions
+
+    def _chain(
+        self, qplan: QueryPlan, pool: list[Candidate], params: dict[str, Any]
+    ) -> tuple[list[Candidate], ChainResult | None]:
+        """Walk the plan's relation chain (`follow_chain` over the question's parse: the entity
+        names once per conversation, then one round trip per hop level). Cited turns not yet in
+        the pool join it (one round trip, ``read/chain_turns``) and every cited turn gets the
+        ``chain`` signal (`_credit_chain`). Returns the pool unchanged and None when the walk
+        finds no path."""
+        cid = params["conversation_id"]
+        source = self.chain_sources.get(cid)
+        if source is None:
+            source = self.chain_sources[cid] = StoreFactSource(self.store, cid)
+        result = follow_chain(source, cid, qplan.reading)
+        if result.answer is None or not result.turn_ids:
+            return pool, None
+        by_id = {c.turn_id: c for c in pool}
+        wanted = [t for t in result.turn_ids if t not in by_id]
+        if wanted:
+            rows = self.store.read(
+                "read/chain_turns",
+                conversation_id=cid,
+                turn_ids=wanted,
+                embedding=params["embedding"],
+                sources=self.config.sources,
+            )
+            for row in rows:
+                joined = gen.candidate(row, "chain")
+                if row["fact_id"] is not None and row["fact_cosine"] is not None:
+                    joined.fact_id, joined.fact_cosine = row["fact_id"], float(row["fact_cosine"])
+                by_id[joined.turn_id] = joined
+        _credit_chain(result, by_id)
+        return list(by_id.values()), result
+
+    # --- step 4: answerability ---------------------------------------------------------------
+    def answerability(
+        self,
+        conversation_id: str,
+        qplan: QueryPlan,
+        context: ConversationContext,
+        as_of: datetime | None = None,
+        hits: Sequence[Hit] = (),
+    ) -> dict[str, Any]:
+        """Whether memory supports ``qplan``'s question for the persons it names
+        (`kgmem.retrieve.answerable.judge` on the question's key terms, then `decide` with the
+        speaker gap of ``hits``, the whole ranked pool; one round trip, cached per
+        conversation when ``as_of`` is None).
+
+        Returns:
+            ``{"answerable", "unsupported", "terms", "persons", "reason", "best_own",
+            "best_other", "asked", "in_memory", "fact_rule", "speaker_gap"}`` (the last six:
+            the rules' features, for calibration; `kgmem.retrieve.answerable.unanswerable`).
+        """
+        persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
+        support = context.support.get(as_of)
+        if support is None and persons:
+            rows = self.store.read(
+                "read/person_support", conversation_id=conversation_id, as_of=as_of
+            )
+            support = Support.from_rows(rows)
+            if as_of is None:  # cached until the conversation is written to
+                context.support[as_of] = support
+        decision = judge(qplan.reading, persons, support or Support((), frozenset()))
+        gap = speaker_gap(hits, qplan.speakers)
+        answerable = not decide(not decision.answerable, gap)
+        reason = decision.reason
+        if answerable != decision.answerable:
+            reason = (
+                f"what others said matches the question better than what {qplan.speakers[0]} "
+                f"said (speaker gap {gap:.2f})"
+                if not answerable
+                else f"{decision.reason}; but {qplan.speakers[0]}'s own turns match nearly as "
+                f"well (speaker gap {gap:.2f})"
+            )
+        return {
+            "answerable": answerable,
+            "unsupported": list(decision.unsupported),
+            "terms": list(decision.terms),
+            "persons": list(decision.persons),
+            "reason": reason,
+            "best_own": decision.best_own,
+            "best_other": decision.best_other,
+            "asked": decision.asked,
+            "in_memory": decision.in_memory,
+            "fact_rule": not decision.answerable,
+            "speaker_gap": gap,
+        }
+
+
+def _asker(request: Request, context: ConversationContext) -> str | None:
+    """The asking speaker: ``asked_by`` (one of the conversation's speakers), else the
+    conversation's ``user``.
+
+    Raises:
+        MalformedInput: ``asked_by`` is not a speaker of the conversation.
+    """
+    if request.asked_by is None:
+        return context.user
+    if request.asked_by not in context.speakers:
+        raise MalformedInput(
+            f"asked_by {request.asked_by!r} is not a speaker of this conversation; its "
+            f"speakers are {', '.join(context.speakers)}",
+            conversation_id=request.conversation_id,
+        )
+    return request.asked_by
+
+
+def _current_ids(qplan: QueryPlan) -> list[str]:
+    """The entities whose keyed facts current-value resolution needs (none without a state)."""
+    return [e.id for e in qplan.entities] if qplan.state is not None else []
+
+
+def _window(qplan: QueryPlan) -> TimeWindow:
+    """The scorer's month / year / day window of the plan."""
+    day = qplan.time_range
+    return TimeWindow(
+        year=qplan.named_year,
+        month=qplan.named_month,
+        day=(day.start, day.end)
+        if day is not None and day.granularity in ("day", "weekend")
+        else None,
+    )
+
+
+def _credit_chain(result: ChainResult, by_id: dict[str, Candidate]) -> None:
+    """Give every turn the path's facts cite the ``chain`` signal and a trace of its hop: hop i
+    of n gets ``score · i / n`` (the path's score is ``1 / (1 + cost)``), so the last hop, whose
+    object is the answer, ranks first."""
+    subject = result.base
+    for n, hop in enumerate(result.hops, start=1):
+        for turn_id in hop.cites:
+            c = by_id.get(turn_id)
+            if c is None:  # a turn forgotten since the fact was written
+                continue
+            c.generators.add("chain")
+            share = result.score * n / len(result.hops)  # the answer's hop gets it all
+            c.bonus["chain"] = max(c.bonus.get("chain", 0.0), share)
+            c.trace.setdefault(
+                "chain",
+                {
+                    "hop": n,
+                    "subject": subject,
+                    "relation": hop.relation,
+                    "object": hop.object_name,
+                    "fact_id": hop.fact_id,
+                    "latest": hop.latest,
+                },
+            )
+        subject = hop.object_name
+
+
+def speaker_gap(hits: Sequence[Hit], speakers: Sequence[str]) -> float | None:
+    """The best score of a hit said by anyone but the one speaker the question names minus
+    the best score (without its ``speaker`` term) of a hit said by that speaker; None unless
+    exactly one speaker is named and both sides have a hit (`kgmem.retrieve.answerable.decide`).
+    Scores are the scorer's sums (unbounded; typically within [-1, 3])."""
+    if len(speakers) != 1:
+        return None
+    own = [h.score - h.terms.get("speaker", 0.0) for h in hits if h.speaker == speakers[0]]
+    other = [h.score for h in hits if h.speaker != speakers[0]]
+    if not own or not other:
+        return None
+    return round(max(other) - max(own), 6)
+
+
+def strip_names(question: str, names: Sequence[str]) -> str:
+    """``question`` without the words of ``names`` (and a possessive "'s" after them); the
+    question itself when nothing else would be left."""
+    out = question
+    for name in names:
+        for word in re.findall(r"[^\W_]+", name):
+            out = re.sub(rf"\b{re.escape(word)}(?:['\u2019]s)?\b", " ", out, flags=re.IGNORECASE)
+    out = " ".join(out.split())
+    return out if re.search(r"[^\W_]", out) else question
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -1,0 +1,249 @@
+"""The retriever template: one `Retriever.search` for every strategy.
+
+`Retriever.search` checks the input, embeds the question (timed apart from the rest), calls the
+strategy's `Retriever._rank` and builds the `SearchResult` with its timings, the way
+neo4j-graphrag's ``Retriever.search`` wraps ``get_search_results``. A strategy implements only
+`_rank`: `kgmem.retrieve.cosine.CosineRetriever` (the baseline),
+`kgmem.retrieve.linked.LinkedRetriever` (the product) and, in the benchmark,
+`kgmem.bench.fusion.FusionRetriever`.
+
+Nothing here imports the driver; Cypher runs through `kgmem.store.Store` by statement name.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, Field
+
+from kgmem.embed import Embedder
+from kgmem.models import Hit
+from kgmem.retrieve.chain import ChainResult, StoreFactSource
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.context import ConversationContext
+from kgmem.retrieve.plan import QueryPlan
+from kgmem.store import Store
+from kgmem.turns import check_unicode
+
+__all__ = ["Ranking", "Request", "Retriever", "SearchResult"]
+
+
+class SearchResult(BaseModel):
+    """Hits for one question with everything needed to audit them.
+
+    Attributes:
+        hits: ranked, best first, at most ``k``.
+        plan: the query plan (operators, resolved entities/dates) as JSON.
+        question: the question as read once (`kgmem.retrieve.question.Question.as_dict`:
+            tokens, named speakers, the asking speaker, times, state, operators); empty for a
+            strategy that does not read it.
+        candidates: how many distinct turns the scorer examined.
+        timings_ms: ``embed`` (query embedding), ``neo4j`` (round trips), ``total``,
+            ``read_path`` (everything after the embedding).
+        hops: the stateful hop's rewritten queries, if any.
+        current: for questions about a current or past state (``plan.state``), one decision
+            per supersession key the question names: the chosen fact (``mode`` current: the
+            latest visible value; past: the value valid then), why, and the key's other values.
+        as_of: the moment the question was asked (UTC), if given: turns observed after it were
+            invisible and relative dates in the question resolved against it.
+        answerable: False when nothing in memory supports the question for the person it
+            names (see `kgmem.retrieve.answerable`); a reader should abstain.
+        unsupported: the question's key terms that nothing about that person carries.
+        answerability: the decision's detail (terms checked, persons, reason).
+        chain: for ``chain`` questions whose walk found a path, the answer path
+            (`kgmem.retrieve.chain.ChainResult.as_dict`: answer, base, hops with relation,
+            fact id, object and cited turns, cost, relaxations); None otherwise.
+    """
+
+    query: str
+    conversation_id: str
+    k: int
+    engine: str
+    hits: list[Hit]
+    plan: dict[str, Any] = Field(default_factory=dict)
+    question: dict[str, Any] = Field(default_factory=dict)
+    candidates: int = 0
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    hops: list[dict[str, Any]] = Field(default_factory=list)
+    current: list[dict[str, Any]] = Field(default_factory=list)
+    as_of: datetime | None = None
+    answerable: bool = True
+    unsupported: list[str] = Field(default_factory=list)
+    answerability: dict[str, Any] = Field(default_factory=dict)
+    chain: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One checked search request as `Retriever._rank` receives it.
+
+    Attributes:
+        query: the question as given.
+        conversation_id: the tenant.
+        k: hits wanted (>= 1).
+        as_of: the moment of asking (timezone-aware) or None.
+        asked_by: the speaker asking, if the caller names one.
+        params: ``conversation_id`` and ``embedding`` (the query vector as a list), the
+            parameters every read statement shares.
+    """
+
+    query: str
+    conversation_id: str
+    k: int
+    as_of: datetime | None
+    asked_by: str | None
+    params: dict[str, Any]
+
+
+@dataclass
+class Ranking:
+    """What a strategy's `Retriever._rank` returns: the whole ranked pool and its audit."""
+
+    hits: list[Hit]
+    plan: QueryPlan
+    candidates: int
+    question: dict[str, Any] = field(default_factory=dict)
+    hops: list[dict[str, Any]] = field(default_factory=list)
+    current: list[dict[str, Any]] = field(default_factory=list)
+    answerability: dict[str, Any] = field(default_factory=dict)
+    chain: ChainResult | None = None
+
+
+class Retriever(ABC):
+    """Answers "what bears on this question?" for one conversation at a time.
+
+    Args:
+        store: an open store.
+        embedder: the same embedder used at ingest.
+        config: the retrieval configuration.
+        contexts: conversation id -> cached `ConversationContext`, shared with (and
+            invalidated by) the owning `kgmem.api.Memory`'s writes.
+        chain_sources: conversation id -> the chain walk's entity names (cached like contexts).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: EngineConfig,
+        *,
+        contexts: dict[str, ConversationContext] | None = None,
+        chain_sources: dict[str, StoreFactSource] | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+        self.contexts = contexts if contexts is not None else {}
+        self.chain_sources = chain_sources if chain_sources is not None else {}
+
+    def embed(self, query: str) -> npt.NDArray[np.float32]:
+        """The query vector ``(dim,)`` float32."""
+        return self.embedder.encode_one(query)
+
+    def query_text(self, query: str, conversation_id: str) -> str:
+        """The text this strategy embeds for ``query`` (here: ``query`` itself)."""
+        return query
+
+    def _warm(self) -> None:  # noqa: B027  # a hook: most strategies need nothing
+        """Load what the strategy needs once, before the timed part (nothing here)."""
+
+    @abstractmethod
+    def _rank(self, request: Request) -> Ranking:
+        """Rank the conversation's turns for ``request`` (the strategy)."""
+
+    def search(
+        self,
+        query: str,
+        conversation_id: str,
+        k: int = 10,
+        *,
+        embedding: npt.NDArray[np.float32] | None = None,
+        as_of: datetime | None = None,
+        asked_by: str | None = None,
+    ) -> SearchResult:
+        """Rank the conversation's turns for ``query``.
+
+        Args:
+            query: the question (any text; empty is allowed and matches weakly).
+            conversation_id: the tenant to search; other conversations are never read.
+            k: number of hits (1 or more).
+            embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it);
+                it should embed `query_text`, which is what the retriever embeds itself.
+            as_of: the moment the question is asked (timezone-aware; naive is read as UTC).
+                Turns observed after it are invisible, relative dates in the question resolve
+                against it, and "current" means current at that moment. None: now, i.e. every
+                turn is visible and relative dates resolve against the conversation's latest
+                turn (the memory's own "now"; the wall clock would put old conversations years
+                away).
+            asked_by: the speaker asking (a speaker of the conversation): "I", "me", "my" and
+                "the user" in the question mean this speaker. None: the conversation's speaker
+                whose role is ``user``, if any (`kgmem.roles`).
+
+        Returns:
+            a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
+
+        Raises:
+            ValueError: ``k`` < 1.
+            MalformedInput: ``query`` is not valid Unicode (a lone UTF-16 surrogate), or
+                ``asked_by`` is not a speaker of the conversation.
+            ConversationNotFound: the conversation holds no turns.
+            StoreError: Neo4j failed (see `kgmem.errors`).
+        """
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        # before anything reads the store: a bad query is the caller's error first
+        check_unicode([query], file="query", cid=conversation_id)
+        if as_of is not None and (as_of.tzinfo is None or as_of.utcoffset() is None):
+            as_of = as_of.replace(tzinfo=UTC)
+        self._warm()
+        if embedding is None:
+            _ = self.embedder.model  # load once, outside the timed query embedding
+            text = self.query_text(query, conversation_id)  # context read, if any, first
+        t0 = time.perf_counter()
+        vector = embedding if embedding is not None else self.embed(text)
+        t_embed = time.perf_counter()
+        db0 = self.store.timing.ms
+        params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
+        request = Request(query, conversation_id, k, as_of, asked_by, params)
+        ranking = self._rank(request)
+        t_end = time.perf_counter()
+        timings = {
+            "embed": round((t_embed - t0) * 1000, 3),
+            "neo4j": round(self.store.timing.ms - db0, 3),
+            "total": round((t_end - t0) * 1000, 3),
+            "read_path": round((t_end - t_embed) * 1000, 3),
+        }
+        return self._result(request, ranking, timings)
+
+    def _result(
+        self, request: Request, ranking: Ranking, timings: dict[str, float]
+    ) -> SearchResult:
+        """The `SearchResult` of a ranking: the top ``k`` hits, the plan and the audit."""
+        return SearchResult(
+            query=request.query,
+            conversation_id=request.conversation_id,
+            k=request.k,
+            engine=self.config.engine,
+            hits=ranking.hits[: request.k],
+            plan=ranking.plan.model_dump(mode="json"),
+            question=ranking.question,
+            candidates=ranking.candidates,
+            timings_ms=timings,
+            hops=ranking.hops,
+            current=[
+                {k: v for k, v in d.items() if k not in ("winner_turns", "other_turns")}
+                | {"turns": d["winner_turns"]}
+                for d in ranking.current
+            ],
+            as_of=request.as_of,
+            answerable=ranking.answerability.get("answerable", True),
+            unsupported=ranking.answerability.get("unsupported", []),
+            answerability=ranking.answerability,
+            chain=ranking.chain.as_dict() if ranking.chain is not None else None,
+        )
