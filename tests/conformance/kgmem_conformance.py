@@ -73,7 +73,7 @@ NOT_APPLICABLE: dict[str, list[tuple[str, str]]] = {
         ("test_scores*", "exact cosine scores of the suite's fake CharacterEmbeddings"),
         ("test_vector_update_with_embedding*", INDEX_FALSE),
         ("test_embed_with_path_operation_config*", INDEX_FALSE),
-        ("test_embed_with_path[[]*", FAKE_SCORES),
+        ("test_embed_with_path", FAKE_SCORES),
     ],
     "checkpoint-store": [
         ("test_async_batch_store*", "AsyncBatchedBaseStore internals (mocked InMemoryStore)"),
