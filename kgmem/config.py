@@ -62,6 +62,23 @@ class Settings(BaseSettings):
 
     # --- write path -------------------------------------------------------------------------
     write_batch_size: int = 500
+    # memory requests inside a conversation (kgmem.ingest.requests, docs/roles-and-requests.md)
+    requests: bool = Field(
+        default=True, description="Detect 'forget X' / 'don't save this' requests at write time."
+    )
+    request_roles: list[str] = Field(
+        default_factory=lambda: ["user"],
+        description="Roles whose turns may make memory requests (JSON list in the env var).",
+    )
+    request_max_turns: int = Field(
+        default=5,
+        ge=0,
+        description="A request that would remove more turns than this is reported, not applied.",
+    )
+    request_similarity: float = Field(
+        default=0.3,
+        description="Least topic-turn cosine (all-MiniLM-L6-v2) for a forget request to match.",
+    )
 
     # --- read path (defaults = best dev configuration) --------------------------------------
     pool_turns: int = 40

@@ -228,7 +228,10 @@ class KgmemStore(BaseStore):
         if previous is not None and _same(previous, text, speaker, value_json):
             return  # the same content again changes nothing
         local = key if previous is None else self._next_local(conversation_id, key, len(versions))
-        self.memory.add_turns(conversation_id, [{"id": local, "speaker": speaker, "text": text}])
+        # a store write never deletes: memory requests are not looked for in stored items
+        self.memory.add_turns(
+            conversation_id, [{"id": local, "speaker": speaker, "text": text}], requests=False
+        )
         self.memory.store.write(
             "adapters/store_mark",
             conversation_id=conversation_id,
