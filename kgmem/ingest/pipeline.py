@@ -53,9 +53,9 @@ from kgmem.ingest.requests import (
     RequestOutcome,
     RequestPlan,
     RequestPolicy,
+    detect,
     mask,
     may_request,
-    parse_request,
     plan_requests,
 )
 from kgmem.ingest.supersession import assign_keys, supersession_links
@@ -623,7 +623,7 @@ class Ingestor:
         kept: list[NewTurn] = []
         asked = False
         for n, (turn, candidate) in enumerate(zip(turns, maybe, strict=True)):
-            parsed = parse_request(nlp(turn.text)) if candidate else None
+            parsed = detect(turn.text, nlp) if candidate else None
             if parsed is not None and parsed.kind == "withhold":
                 # never written; the audit record keeps only an id and a position
                 local = turn.id if turn.id is not None else f"withheld-{uuid.uuid4().hex[:12]}"

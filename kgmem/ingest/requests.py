@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORGOTTEN",
     "ParsedRequest",
+    "detect",
     "RequestOutcome",
     "RequestPlan",
     "RequestPolicy",
@@ -351,6 +352,22 @@ def parse_request(doc: Doc) -> ParsedRequest | None:
     return None
 
 
+_LEADING_VERB = re.compile(
+    r"(^|[.!?;:]\s+|\n)(Forget|Delete|Remove|Erase|Wipe|Purge|Scrub)\b",
+)
+
+
+def detect(text: str, nlp: Language) -> ParsedRequest | None:
+    """The memory request in one turn's text, or None: `may_request`, then `parse_request`.
+
+    A request verb opening a sentence is lower-cased before parsing: the small English pipeline
+    tags a capitalised "Delete what I told you" as a proper noun.
+    """
+    if not may_request(text):
+        return None
+    return parse_request(nlp(_LEADING_VERB.sub(lambda m: m.group(1) + m.group(2).lower(), text)))
+
+
 def may_request(text: str) -> bool:
     """A cheap test before parsing: the text holds a request verb or "off the record"."""
     return bool(_PREFILTER.search(text)) or "off the record" in text.lower()
@@ -358,7 +375,7 @@ def may_request(text: str) -> bool:
 
 def topic_request(description: str, nlp: Language) -> ParsedRequest:
     """An explicit ``forget_about(description)``: a full request's topic, else the whole text."""
-    parsed = parse_request(nlp(description)) if may_request(description) else None
+    parsed = detect(description, nlp)
     if parsed is not None and parsed.kind == "forget":
         return parsed
     return ParsedRequest("forget", description.strip(), values(description))
@@ -403,7 +420,13 @@ def mask(text: str, secrets: Iterable[str]) -> str:
 
 
 def _names(doc: Doc) -> set[str]:
-    return {e.text for e in doc.ents if e.label_ in _NAME_LABELS and len(e.text) > 2}
+    """Proper names (people, organisations, places, products) in a turn; an all-capitals word
+    ("PIN", "NHS") is an abbreviation, not a name."""
+    return {
+        e.text
+        for e in doc.ents
+        if e.label_ in _NAME_LABELS and len(e.text) > 2 and not e.text.isupper()
+    }
 
 
 def plan_requests(
@@ -442,8 +465,8 @@ def plan_requests(
         requests.append((_ExplicitTurn.make(turns), explicit))
     elif "assistant" in roles:
         for turn in turns:
-            if turn.role in policy.roles and turn.id not in gone and may_request(turn.text):
-                parsed = parse_request(nlp(turn.text))
+            if turn.role in policy.roles and turn.id not in gone:
+                parsed = detect(turn.text, nlp)
                 if parsed is not None:
                     requests.append((turn, parsed))
     if not requests:
@@ -472,16 +495,21 @@ def plan_requests(
             and (t.role in policy.roles if any_role else True)
         ]
         matched = _match(parsed, earlier, doc, nlp, embed, policy.similarity)
+        # values (codes, e-mail addresses) are masked where a request restates them; names only
+        # mark copies in other turns: a name is a topic word when the request says it
         secrets = set(parsed.restated)
+        names: set[str] = set()
         kept_user = [t for t in turns if t.role in policy.roles and t.id not in gone | set(matched)]
         said_elsewhere = " ".join(t.text for t in kept_user if t.id != request.id)
         for turn_id in matched:
             turn = next(t for t in turns if t.id == turn_id)
             secrets.update(values(turn.text))
-            secrets.update(
+            names.update(
                 n
                 for n in _names(doc(turn))
-                if n.casefold() not in speakers and not _contains(said_elsewhere, n)
+                if n.casefold() not in speakers
+                and not _contains(said_elsewhere, n)
+                and not _contains(parsed.topic, n)
             )
         copies = [
             t.id
@@ -490,7 +518,7 @@ def plan_requests(
             and t.id not in matched
             and t.id not in plan.requests
             and t.id != request.id
-            and any(_contains(t.text, s) for s in secrets)
+            and any(_contains(t.text, s) for s in secrets | names)
         ]
         removing = [*matched, *copies]
         if len(removing) > policy.max_turns:
