@@ -235,12 +235,12 @@ def own_facts(extraction: Extraction, turns: Sequence[TurnRecord]) -> Extraction
         speaker_id = person.get(turn.speaker.casefold()) if turn is not None else None
         if turn is None or speaker_id is None:
             continue
+        others = [(e, r) for e, r in f.about if r != "subject" and e != f.subject]
         kept.append(
             f.model_copy(
                 update={
                     "subject": speaker_id,
-                    "about": ((speaker_id, "subject"),)
-                    + tuple((e, r) for e, r in f.about if r != "subject" and e != f.subject),
+                    "about": ((speaker_id, "subject"), *others),
                     "text": f"{turn.speaker} suggested: {f.text}",
                     "key": None,
                 }

@@ -46,10 +46,10 @@ if TYPE_CHECKING:
 __all__ = [
     "FORGOTTEN",
     "ParsedRequest",
-    "detect",
     "RequestOutcome",
     "RequestPlan",
     "RequestPolicy",
+    "detect",
     "mask",
     "may_request",
     "parse_request",

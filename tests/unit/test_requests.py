@@ -149,7 +149,10 @@ PLANS = [
             ("assistant", "That's frustrating. Do you have the inspection report?"),
             ("user", "Yes, and the photos prove the deposit should come back in full."),
             ("user", "On a happier note, I started pottery classes on Tuesdays."),
-            ("user", "Can you forget everything I told you about the deposit fight with my landlord?"),
+            (
+                "user",
+                "Can you forget everything I told you about the deposit fight with my landlord?",
+            ),
         ],
         {"t0", "t2"},
         set(),
@@ -209,7 +212,9 @@ def test_plan_removes_exactly(nlp, embedder, rows, removed, withheld, status) ->
 
 def test_restated_value_is_masked_in_the_request(nlp, embedder) -> None:  # type: ignore[no-untyped-def]
     turns = _turns(
-        ("user", "My PIN is 4417."), ("assistant", "Noted."), ("user", "Forget that my PIN is 4417.")
+        ("user", "My PIN is 4417."),
+        ("assistant", "Noted."),
+        ("user", "Forget that my PIN is 4417."),
     )
     plan = plan_requests(turns, policy=RequestPolicy(), nlp=nlp, embed=embedder.encode)
     assert plan.masked == {f"{CID}:t2": f"Forget that my PIN is {FORGOTTEN}."}
