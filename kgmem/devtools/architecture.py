@@ -31,8 +31,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
             "kgmem.lexicon",
             "kgmem.embed",
             "kgmem.time",
+            "kgmem.roles",
         ),
         "Settings, the typed error tree, the pydantic records that cross module boundaries, "
+        "the speaker roles (`roles`), "
         "the id rules and the one place a turn record is validated (`turns`), the relation "
         "lexicon (`lexicon`, a data file), the sentence embedder shared by both paths, and the "
         "one grammar of time. Imports nothing of kgmem above it.",
