@@ -18,7 +18,7 @@ from kgmem.ingest.requests import WEAK_LEMMAS, _content_lemmas
 nlp = load_pipeline()
 emb = Embedder()
 pos, neg = [], []
-for sample in json.load(open(sys.argv[1])):
+for sample in json.load(open(sys.argv[1]))[: int(sys.argv[2]) if len(sys.argv) > 2 else None]:
     conv = sample["conversation"]
     turns = [t for k, v in conv.items() if k.startswith("session_") and isinstance(v, list) for t in v]
     docs = list(nlp.pipe([t["text"] for t in turns]))
