@@ -95,10 +95,17 @@ class AsyncMemory:
         *,
         facts: Any = "both",
         progress: Callable[[str, int, int], None] | None = None,
+        roles: Mapping[str, str] | None = None,
+        requests: bool | None = None,
     ) -> IngestReport:
         """See `Memory.add_conversation` (``progress`` is called from the worker thread)."""
         return await self._run(
-            self.sync.add_conversation, conversation, facts=facts, progress=progress
+            self.sync.add_conversation,
+            conversation,
+            facts=facts,
+            progress=progress,
+            roles=roles,
+            requests=requests,
         )
 
     async def add_turns(
@@ -108,10 +115,18 @@ class AsyncMemory:
         *,
         session: int | None = None,
         observed_at: datetime | None = None,
+        roles: Mapping[str, str] | None = None,
+        requests: bool | None = None,
     ) -> IngestReport:
         """See `Memory.add_turns`."""
         return await self._run(
-            self.sync.add_turns, conversation_id, turns, session=session, observed_at=observed_at
+            self.sync.add_turns,
+            conversation_id,
+            turns,
+            session=session,
+            observed_at=observed_at,
+            roles=roles,
+            requests=requests,
         )
 
     async def search(
@@ -158,6 +173,14 @@ class AsyncMemory:
         if forget_turns is None:
             raise NotSupported("this build of kgmem has no Memory.forget_turns")
         return await self._run(forget_turns, conversation_id, list(turn_ids))
+
+    async def forget_about(self, conversation_id: str, description: str) -> dict[str, Any]:
+        """See `Memory.forget_about`."""
+        return await self._run(self.sync.forget_about, conversation_id, description)
+
+    async def requests(self, conversation_id: str) -> list[dict[str, Any]]:
+        """See `Memory.requests`."""
+        return await self._run(self.sync.requests, conversation_id)
 
     async def conversations(self) -> list[dict[str, Any]]:
         """See `Memory.conversations`."""

@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -17,12 +19,15 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
+from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
-from kgmem.models import ConversationRecord
+from kgmem.ingest.requests import RequestPolicy, topic_request
+from kgmem.models import ConversationRecord, TurnRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.engine import retriever_for
 from kgmem.retrieve.retriever import Retriever, SearchResult
+from kgmem.roles import check_roles, role_of
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, await_search_indexes, rebuild_search_indexes
 from kgmem.turns import check_conversation_id, make_turn
@@ -132,13 +137,29 @@ class Memory:
             )
         return self._extractor
 
-    def _ingestor(self, facts: FactSources) -> Ingestor:
+    @property
+    def request_policy(self) -> RequestPolicy:
+        """Who may make memory requests, and their limits, from the ``KGMEM_REQUEST*`` settings."""
+        s = self.settings
+        return RequestPolicy(
+            enabled=s.requests,
+            roles=frozenset(check_roles({r: r for r in s.request_roles}).values()),
+            max_turns=s.request_max_turns,
+            similarity=s.request_similarity,
+        )
+
+    def _ingestor(self, facts: FactSources, *, requests: bool | None = None) -> Ingestor:
         extractor = self.extractor if facts in ("extracted", "both") else None
+        policy = self.request_policy
+        if requests is not None:
+            policy = RequestPolicy(requests, policy.roles, policy.max_turns, policy.similarity)
         return Ingestor(
             self.store,
             self.embedder,
             extractor=extractor,
             batch_size=self.settings.write_batch_size,
+            requests=policy,
+            spacy_model=self.settings.spacy_model,
         )
 
     # --- write ---------------------------------------------------------------------------------
@@ -148,8 +169,15 @@ class Memory:
         *,
         facts: FactSources = "both",
         progress: Progress | None = None,
+        roles: Mapping[str, str] | None = None,
+        requests: bool | None = None,
     ) -> IngestReport:
         """Ingest a whole conversation (idempotent: re-adding it changes nothing).
+
+        Memory requests the user makes in it are applied (docs/roles-and-requests.md): a turn
+        that asks not to be kept is not stored, a forget request removes the user's earlier
+        turns that state its topic; `IngestReport` ``requests`` / ``withheld`` / ``removed`` /
+        ``not_applied`` say what happened. Stored requests are applied again on re-ingest.
 
         Args:
             conversation: from a loader (`kgmem.ingest.locomo.load_locomo`,
@@ -157,10 +185,28 @@ class Memory:
             facts: which fact sources to build: ``annotation`` (the dataset's own), ``extracted``
                 (spaCy rules), ``both``, or ``none``.
             progress: optional callback ``(stage, done, total)``.
+            roles: speaker name → role (``user``/``assistant``/``system``/``tool``), over the
+                roles the loader set (the chat format's ``roles`` object) and `kgmem.roles.role_of`.
+            requests: detect memory requests (default: ``Settings.requests``).
+
+        Raises:
+            MalformedInput: a role that is not one of `kgmem.roles.ROLES`.
         """
+        mapping = check_roles(roles)
+        conversation = conversation.model_copy(
+            update={
+                "turns": tuple(
+                    t.model_copy(update={"role": role_of(t.speaker, mapping)})
+                    if t.speaker in mapping or t.role is None
+                    else t
+                    for t in conversation.turns
+                )
+            }
+        )
         self._ensure_schema()
         try:
-            report = self._ingestor(facts).ingest(conversation, facts=facts, progress=progress)
+            ingestor = self._ingestor(facts, requests=requests)
+            report = ingestor.ingest(conversation, facts=facts, progress=progress)
             report.bookmarks = self.store.bookmarks()
             return report
         finally:  # the conversation's entities and speakers may have changed
@@ -173,8 +219,15 @@ class Memory:
         *,
         session: int | None = None,
         observed_at: datetime | None = None,
+        roles: Mapping[str, str] | None = None,
+        requests: bool | None = None,
     ) -> IngestReport:
         """Append turns to a live conversation (creating it if new).
+
+        Memory requests among the new turns are applied as in `add_conversation` (a turn that
+        asks not to be kept is not stored; a forget request removes the stored turns of the
+        user that state its topic, through `forget_turns`). ``requests=False`` stores the turns
+        as they are (MCP ``remember`` and the LangGraph store do: they never delete).
 
         Safe with concurrent writers — other threads, processes or machines appending to the
         same conversation: the turns' ``index`` and default ids are allocated inside the write
@@ -188,6 +241,9 @@ class Memory:
                 (timezone-aware; else the ``observed_at`` arg or now, UTC).
             session: session number (default: the last stored session, or 1).
             observed_at: default timestamp for turns that carry none.
+            roles: speaker name → role; otherwise `kgmem.roles.role_of` (a speaker named
+                ``user`` or ``assistant`` has that role).
+            requests: detect memory requests (default: ``Settings.requests``).
 
         Returns:
             what was written; ``turn_ids`` are the stored ids in order. Turns whose id the
@@ -198,7 +254,14 @@ class Memory:
             MalformedInput: a turn without speaker/text, a naive datetime, or a ``:`` in the
                 conversation id (nothing is written).
         """
-        return self._add_turns(conversation_id, turns, session=session, observed_at=observed_at)
+        return self._add_turns(
+            conversation_id,
+            turns,
+            session=session,
+            observed_at=observed_at,
+            roles=roles,
+            requests=requests,
+        )
 
     def _add_turns(
         self,
@@ -207,11 +270,14 @@ class Memory:
         *,
         session: int | None = None,
         observed_at: datetime | None = None,
+        roles: Mapping[str, str] | None = None,
+        requests: bool | None = None,
         hook: AppendHook | None = None,
     ) -> IngestReport:
         """`add_turns` with an `AppendHook` run inside the append's locked transaction (the
         LangGraph store allocates item versions there)."""
         check_conversation_id(conversation_id, file="<add_turns>")
+        mapping = check_roles(roles)
         default_time = observed_at or datetime.now(UTC)
         fresh: list[NewTurn] = []
         for offset, raw in enumerate(turns):
@@ -239,12 +305,15 @@ class Memory:
                     observed_at=checked.observed_at,
                     id=str(raw["id"]).strip() if raw.get("id") is not None else None,
                     session=int(raw_session) if raw_session is not None else None,
+                    role=role_of(checked.speaker, mapping),
                 )
             )
         self._ensure_schema()
         self._invalidate(conversation_id)
         try:
-            report = self._ingestor("extracted").append(conversation_id, fresh, hook=hook)
+            report = self._ingestor("extracted", requests=requests).append(
+                conversation_id, fresh, hook=hook
+            )
             report.bookmarks = self.store.bookmarks()
             return report
         finally:
@@ -313,6 +382,76 @@ class Memory:
             return self._ingestor("extracted").forget_turns(conversation_id, full)
         finally:
             self._invalidate(conversation_id)
+
+    def forget_about(self, conversation_id: str, description: str) -> dict[str, Any]:
+        """Forget what the user said about ``description`` ("my passport number", or a whole
+        request such as "forget what I said about my landlord"): the same matching and limits as
+        a request made in the conversation (`kgmem.ingest.requests`), applied to every stored
+        turn of the user (every turn when no turn has a role), through `forget_turns`.
+
+        Returns:
+            ``{"status": "applied" | "too_broad" | "no_match", "turn_ids": [...], "matched": n,
+            "turns": n, "facts": n}``: ids and counts, never text. A request that would remove
+            more than ``Settings.request_max_turns`` turns removes nothing (``too_broad``).
+
+        Raises:
+            MalformedInput: an empty description or a ``:`` in the conversation id.
+            ConversationNotFound: the conversation holds no turns.
+        """
+        check_conversation_id(conversation_id, file="<forget_about>")
+        if not description or not description.strip():
+            raise MalformedInput(
+                "nothing to forget: empty description", conversation_id=conversation_id
+            )
+        self._ensure_schema()
+        rows = self.store.read("read/conversation_turns", conversation_id=conversation_id)
+        if not rows:
+            raise ConversationNotFound(conversation_id)
+        turns = [
+            TurnRecord(
+                id=r["id"],
+                conversation_id=conversation_id,
+                session=int(r["session"]),
+                index=int(r["index"]),
+                dia_id=str(r["dia_id"]),
+                speaker=r["speaker"],
+                text=r["text"],
+                observed_at=r["observed_at"],
+                role=r["role"],
+                request=bool(r["request"]),
+            )
+            for r in rows
+        ]
+        ingestor = self._ingestor("extracted")
+        explicit = topic_request(description, load_pipeline(self.settings.spacy_model))
+        plan = ingestor.plan(turns, prior=set(), explicit=explicit)
+        # the audit record of an explicit request names no turn: it gets an id of its own
+        outcome = dataclasses.replace(
+            plan.outcomes[0], turn_id=f"{conversation_id}:forget-about-{uuid.uuid4().hex[:12]}"
+        )
+        plan.outcomes = [outcome]
+        counts = {"turns": 0, "facts": 0}
+        self._invalidate(conversation_id)
+        try:
+            if plan.removed:
+                done = ingestor.forget_turns(conversation_id, sorted(plan.removed))
+                counts = {"turns": done["turns"], "facts": done["facts"]}
+            ingestor.record_requests(conversation_id, plan, turns)
+        finally:
+            self._invalidate(conversation_id)
+        return {
+            "status": outcome.status,
+            "turn_ids": sorted(plan.removed),
+            "matched": outcome.matched,
+            **counts,
+        }
+
+    def requests(self, conversation_id: str) -> list[dict[str, Any]]:
+        """The audit records of a conversation's memory requests, in conversation order:
+        ``{"id", "turn_id", "kind", "status", "index", "observed_at", "recorded_at",
+        "removed", "matched"}`` (ids, counts and times only; no text is kept)."""
+        rows = self.store.read("read/memory_requests", conversation_id=conversation_id)
+        return [{k: v for k, v in row.items() if k != "gone"} for row in rows]
 
     # --- read ----------------------------------------------------------------------------------
     def engine(self, config: EngineConfig | None = None) -> Retriever:

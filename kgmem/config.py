@@ -89,6 +89,17 @@ class Settings(BaseSettings):
     write_batch_size: int = 500
     """Turns per write transaction of an ingest (each batch commits with its facts and links)."""
 
+    # --- memory requests inside a conversation (kgmem.ingest.requests) ----------------------
+    requests: bool = True
+    """Detect "forget X" / "don't save this" requests of the user at write time
+    (docs/roles-and-requests.md)."""
+    request_roles: list[str] = Field(default_factory=lambda: ["user"])
+    """Roles whose turns may make memory requests (a JSON list in the variable)."""
+    request_max_turns: int = Field(default=5, ge=0)
+    """A request that would remove more turns than this is reported, not applied."""
+    request_similarity: float = 0.3
+    """Least cosine (all-MiniLM-L6-v2) between a forget request's topic and a turn it removes."""
+
     # --- read path (defaults = best dev configuration; `kgmem.retrieve.config` builds the
     # engine configuration from these and nothing else holds a default) ----------------------
     pool_turns: int = Field(default=40, ge=0)

@@ -129,6 +129,21 @@ class ForgetOutput(BaseModel):
     removed: dict[str, int] = Field(default_factory=dict)
 
 
+class ForgetAboutOutput(BaseModel):
+    """``forget_about``'s answer: what was removed, as ids and counts (never text).
+
+    ``status`` is ``applied``, ``no_match`` (nothing the user said matches: nothing removed) or
+    ``too_broad`` (more turns than the limit would go: nothing removed; use forget_turns).
+    """
+
+    conversation_id: str
+    status: str
+    turn_ids: list[str] = Field(default_factory=list)
+    matched: int = 0
+    turns: int = 0
+    facts: int = 0
+
+
 class TurnsOutput(BaseModel):
     """``read_turns``'s answer: turns in utterance order."""
 
@@ -309,7 +324,12 @@ def build_server(
             "around a turn; current_value for the latest value of a single-valued relation "
             "(where someone lives, works, ...); remember to store something worth keeping, "
             "as one self-contained sentence"
-            + ("; forget_turns to erase turns by id" if can_forget else "")
+            + (
+                "; forget_turns to erase turns by id; forget_about to erase what the user "
+                "said about something"
+                if can_forget
+                else ""
+            )
             + ". Answer only from returned turns and cite their turn ids; if nothing returned "
             "answers the question, say it is not in memory."
         ),
@@ -417,6 +437,7 @@ def build_server(
                 conversation_id,
                 [{"id": local, "speaker": who, "text": text}],
                 observed_at=when,
+                requests=False,  # remembering never deletes: forget_about does, explicitly
             )
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
@@ -462,6 +483,19 @@ def build_server(
                 else {}
             )
             return ForgetOutput(conversation_id=conversation_id, turn_ids=turn_ids, removed=counts)
+
+        @server.tool()
+        async def forget_about(description: str) -> ForgetAboutOutput:
+            """Forget what the user said about something, described in words ("my passport
+            number", "the deposit fight with my landlord"): the user's turns that state it, and
+            any turn repeating its values, are removed with everything derived from them.
+            Conservative: nothing is removed when nothing matches or when too much would go.
+            Returns the removed turn ids and counts."""
+            try:
+                out = await mem.call("forget_about", conversation_id, description)
+            except KgmemError as exc:
+                raise ToolError(str(exc)) from exc
+            return ForgetAboutOutput(conversation_id=conversation_id, **out)
 
     return server
 

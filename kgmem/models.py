@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from kgmem.roles import Role
+
 __all__ = [
     "ConversationRecord",
     "EntityRecord",
@@ -58,6 +60,10 @@ class TurnRecord(_Record):
         speaker: who said it.
         text: raw text; an image caption is appended as ``[shared image: <caption>]``.
         observed_at: the session's datetime, timezone-aware.
+        role: the speaker's role (`kgmem.roles`): ``user``, ``assistant``, ``system``,
+            ``tool``, or None for a named speaker with no role (LoCoMo).
+        request: the turn is a memory request (`kgmem.ingest.requests`): stored, never a
+            source of facts, never an answer.
     """
 
     id: str
@@ -68,6 +74,8 @@ class TurnRecord(_Record):
     speaker: str
     text: str
     observed_at: datetime
+    role: Role | None = None
+    request: bool = False
 
     _check_tz = field_validator("observed_at")(_aware)
 

@@ -2,5 +2,6 @@
 // :param conversation_id => 'conv-26'
 MATCH (t:Turn {conversation_id: $conversation_id})
 RETURN t.id AS id, t.index AS index, t.session AS session, t.dia_id AS dia_id,
-       t.speaker AS speaker, t.text AS text, t.observed_at AS observed_at
+       t.speaker AS speaker, t.text AS text, t.observed_at AS observed_at,
+       t.role AS role, coalesce(t.request, false) AS request
 ORDER BY t.index

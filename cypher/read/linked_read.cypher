@@ -238,12 +238,13 @@ WITH rows, expanded, keyed, citing,
      [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index,
       observed_at: toString(t.observed_at),
       cosine: 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0}] AS turns
+// a memory-request turn (Turn.request, kgmem.ingest.requests) is never an answer
 RETURN
-  [r IN rows | {generator: r.generator, turn_id: r.t.id, text: r.t.text, speaker: r.t.speaker,
+  [r IN rows WHERE r.t.request IS NULL | {generator: r.generator, turn_id: r.t.id, text: r.t.text, speaker: r.t.speaker,
                 session: r.t.session, index: r.t.index, observed_at: toString(r.t.observed_at),
                 cosine: r.cosine, fact_id: r.f.id, fact_cosine: r.fact_cosine,
                 event_time: toString(r.f.event_time), bm25: r.bm25, via: r.via}] AS seeds,
-  [x IN expanded | {generator: x.generator, turn_id: x.t.id, text: x.t.text,
+  [x IN expanded WHERE x.t.request IS NULL | {generator: x.generator, turn_id: x.t.id, text: x.t.text,
                     speaker: x.t.speaker, session: x.t.session, index: x.t.index,
                     observed_at: toString(x.t.observed_at), cosine: x.cosine,
                     event_id: x.event_id}] AS expanded,

@@ -1,13 +1,14 @@
 // What memory asserts, for answerability (kgmem.retrieve.answerable): every asserted or
 // negated fact whose subject is a person, with that person's entity id (kind 'fact'), and the
 // text of every turn except turns whose every fact is a plan, hypothetical, question or report
-// (kind 'turn'; a turn with no fact counts). Facts and turns observed after $as_of (if given)
-// are invisible.
+// (kind 'turn'; a turn with no fact counts) and memory-request turns (Turn.request: a request
+// is never evidence). Facts and turns observed after $as_of (if given) are invisible.
 // :param conversation_id => 'conv-26'
 // :param as_of => null
 CALL {
   MATCH (t:Turn {conversation_id: $conversation_id})
   WHERE ($as_of IS NULL OR t.observed_at <= $as_of)
+    AND t.request IS NULL
     AND NOT (
       EXISTS { MATCH (t)<-[:CITES]-(:Fact) }
       AND NOT EXISTS {

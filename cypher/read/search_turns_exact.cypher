@@ -5,6 +5,7 @@
 // :param embedding => [0.1, ...]   (384 floats)
 // :param k => 10
 MATCH (t:Turn {conversation_id: $conversation_id})
+WHERE t.request IS NULL  // a memory-request turn is never an answer
 WITH t, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
 ORDER BY cosine DESC, t.index ASC
 LIMIT $k

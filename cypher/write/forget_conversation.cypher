@@ -1,6 +1,7 @@
 // Remove one conversation: its turns, sessions, facts, events, and the entities that no other
 // conversation's facts or turns still use; also its Conversation node (version, write lock) and
-// the ids of turns it forgot one by one. Returns what was deleted.
+// the ids of turns it forgot one by one and its memory requests' audit records. Returns what
+// was deleted.
 // :param conversation_id => 'conv-26'
 CALL {
   MATCH (t:Turn {conversation_id: $conversation_id}) DETACH DELETE t RETURN count(*) AS turns
@@ -24,5 +25,8 @@ CALL {
 }
 CALL {
   MATCH (g:ForgottenTurn {conversation_id: $conversation_id}) DELETE g RETURN count(*) AS forgotten
+}
+CALL {
+  MATCH (r:MemoryRequest {conversation_id: $conversation_id}) DELETE r RETURN count(*) AS requests
 }
 RETURN turns, facts, events, sessions, entities

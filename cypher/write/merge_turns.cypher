@@ -1,6 +1,8 @@
 // Turns (immutable raw utterances) with their embeddings, linked to their Session; `tk` is the
 // tenant token of the fulltext index (kgmem.store.tenant). Bumps the Conversation's version.
-// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, embedding}]
+// `role` is the speaker's role (user/assistant/system/tool, null for a named speaker);
+// `request` is true on a memory-request turn (kgmem.ingest.requests), null otherwise.
+// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, embedding}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
@@ -12,7 +14,9 @@ SET t.tk = row.tk,
     t.dia_id = row.dia_id,
     t.speaker = row.speaker,
     t.text = row.text,
-    t.observed_at = row.observed_at
+    t.observed_at = row.observed_at,
+    t.role = row.role,
+    t.request = row.request
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
 WITH t, row

@@ -5,11 +5,15 @@ Per case with a ``conversation`` (kgmem's generic chat format): the conversation
 (forgotten if stored, then ingested with extracted facts — the write path a user gets); each
 query runs ``Memory.search(query, conversation_id, k=10, as_of=as_of)`` and is checked for
 ``first`` (the top hit is one of these local ids), ``not_above`` (each listed turn is absent
-from the top 10 or ranked below the top hit) and ``abstain`` (``answerable`` is False when
-true, True when false); ``current`` checks ``Memory.current`` / ``Memory.history`` citations;
+from the top 10 or ranked below the top hit), ``absent`` (none of these turns is among the top
+10) and ``abstain`` (``answerable`` is False when true, True when false); ``current`` checks
+``Memory.current`` / ``Memory.history`` citations;
 ``facts`` checks each constraint against the facts stored for a turn (``modality``,
-``subject``, ``not_current``, ``entities_include``, ``entities_exclude``). Cases with a
-``procedure`` are reported as skipped (named tests run them).
+``subject``, ``not_current``, ``entities_include``, ``entities_exclude``); each ``forgotten``
+entry (``{"turn", "text"}``) is one check: the turn is not stored and ``text`` occurs in no
+string or string-list property of any node of the conversation or relationship touching one
+(``read/conversation_strings``). Cases with a ``procedure`` are reported as skipped (named
+tests run them).
 """
 
 from __future__ import annotations
@@ -78,6 +82,9 @@ def _query(memory: Memory, cid: str, q: dict[str, Any]) -> Check:
     for turn in q.get("not_above", []):
         if turn == top:  # anywhere else in the top 10 is below the top hit
             failures.append(f"not_above: {turn} is the top hit")
+    for turn in q.get("absent", []):
+        if turn in ranked:
+            failures.append(f"absent: {turn} is hit {ranked.index(turn) + 1}")
     if "abstain" in q and bool(q["abstain"]) == result.answerable:
         failures.append(
             f"abstain: answerable={result.answerable} (unsupported {result.unsupported})"
@@ -157,6 +164,25 @@ def _facts(memory: Memory, cid: str, spec: dict[str, Any]) -> Check:
     }
 
 
+def _forgotten(memory: Memory, cid: str, spec: dict[str, Any]) -> Check:
+    failures: list[str] = []
+    turn_id = f"{cid}:{spec['turn']}"
+    if memory.store.read("read/existing_turn_ids", conversation_id=cid, turn_ids=[turn_id]):
+        failures.append(f"turn {spec['turn']} is stored")
+    needle = str(spec["text"])
+    for row in memory.store.read("read/conversation_strings", conversation_id=cid):
+        # case-insensitive: a capitalised copy of the secret is still the secret
+        if any(needle.casefold() in value.casefold() for value in row["strings"]):
+            failures.append(f"{needle!r} occurs in {row['kind']}.{row['key']}")
+    return {
+        "kind": "forgotten",
+        "turn": spec["turn"],
+        "text": needle,
+        "passed": not failures,
+        "failures": failures,
+    }
+
+
 def run_cases(
     memory: Memory,
     data: dict[str, Any],
@@ -190,6 +216,7 @@ def run_cases(
         if "current" in case:
             checks.append(_current(memory, cid, case["current"]))
         checks += [_facts(memory, cid, spec) for spec in case.get("facts", [])]
+        checks += [_forgotten(memory, cid, spec) for spec in case.get("forgotten", [])]
         status = "passed" if all(c["passed"] for c in checks) else "failed"
         out_cases.append(
             {"id": case["id"], "kind": case.get("kind", ""), "status": status, "checks": checks}

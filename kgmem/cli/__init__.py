@@ -13,7 +13,7 @@ from typing import Any
 import click
 from neo4j.exceptions import ConfigurationError as Neo4jConfigurationError
 
-from kgmem.cli.admin import conversations, forget, schema
+from kgmem.cli.admin import conversations, forget, requests, schema
 from kgmem.cli.bench import bench
 from kgmem.cli.ingest import ingest
 from kgmem.cli.neo4j import neo4j
@@ -63,6 +63,7 @@ for command in (
     bench,
     forget,
     conversations,
+    requests,
     mcp,
     ask,
 ):

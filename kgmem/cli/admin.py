@@ -84,3 +84,28 @@ def forget(
             f"{len(turn_ids)} turn(s) of {conversation_id!r}" if turn_ids else repr(conversation_id)
         )
         console.print(f"forgot {what}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@click.command()
+@click.option("--conversation", "conversation_id", required=True, help="Conversation id.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def requests(ctx: click.Context, conversation_id: str, as_json: bool) -> None:
+    """List the memory requests a conversation made ("forget my X", "don't save this"): their
+    audit records, with the ids of the turns each removed. No text is kept or shown."""
+    with memory_from(ctx) as memory:
+        rows = memory.requests(conversation_id)
+    if as_json:
+        click.echo(dump_json(rows))
+        return
+    table = Table("request", "kind", "status", "position", "time", "removed")
+    for row in rows:
+        table.add_row(
+            str(row["turn_id"]),
+            str(row["kind"]),
+            str(row["status"]),
+            str(row["index"]),
+            str(row["observed_at"]),
+            ", ".join(row["removed"]) or "-",
+        )
+    console.print(table)

@@ -293,6 +293,7 @@ def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: b
                             f"facts of {c['turn']}"
                             + (f" about {c['about']!r}" if c.get("about") else "")
                         ),
+                        "forgotten": lambda c: f"forgotten {c['turn']} {c['text']!r}",
                     }[check["kind"]](check)
                     console.print(f"  {mark}  {what}", markup=False)
                     for failure in check["failures"]:

@@ -23,12 +23,24 @@ def ingest() -> None:
 
 
 def _run(
-    ctx: click.Context, records: list[ConversationRecord], facts: str, quiet: bool, as_json: bool
+    ctx: click.Context,
+    records: list[ConversationRecord],
+    facts: str,
+    quiet: bool,
+    as_json: bool,
+    roles: dict[str, str] | None = None,
 ) -> None:
     reports: list[IngestReport] = []
     with memory_from(ctx) as memory, progress_bar(not quiet and not as_json) as progress:
         for record in records:
-            reports.append(memory.add_conversation(record, facts=facts, progress=progress))  # type: ignore[arg-type]
+            reports.append(
+                memory.add_conversation(
+                    record,
+                    facts=facts,  # type: ignore[arg-type]
+                    progress=progress,
+                    roles=roles,
+                )
+            )
     if as_json:
         click.echo(dump_json([r.as_dict() for r in reports]))
         return
@@ -56,6 +68,24 @@ def _run(
             f"{sum(r.seconds.values()):.1f}",
         )
     console.print(table)
+    for r in reports:
+        if r.withheld or r.removed or r.not_applied:
+            console.print(
+                f"{r.conversation_id}: memory requests: {len(r.withheld)} turn(s) withheld, "
+                f"{len(r.removed)} removed, {len(r.not_applied)} not applied "
+                f"(kgmem requests --conversation {r.conversation_id})",
+                markup=False,
+            )
+
+
+def _roles(values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        speaker, sep, role = value.rpartition("=")
+        if not sep or not speaker.strip():
+            raise click.BadParameter(f"{value!r} is not SPEAKER=ROLE", param_hint="--role")
+        out[speaker.strip()] = role.strip()
+    return out
 
 
 @ingest.command("locomo")
@@ -87,12 +117,28 @@ def ingest_locomo(
 @click.option(
     "--facts", type=FACTS, default="extracted", show_default=True, help="Fact sources to build."
 )
+@click.option(
+    "--role",
+    "roles",
+    multiple=True,
+    metavar="SPEAKER=ROLE",
+    help="A speaker's role (user, assistant, system, tool), over the file's 'roles'; repeatable.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def ingest_chat(ctx: click.Context, file: Path, facts: str, quiet: bool, as_json: bool) -> None:
-    """Ingest kgmem's generic chat format (JSON or JSONL; see README, "Your own conversations")."""
-    _run(ctx, load_chat(file), facts, quiet, as_json)
+def ingest_chat(
+    ctx: click.Context,
+    file: Path,
+    facts: str,
+    roles: tuple[str, ...],
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Ingest kgmem's generic chat format (JSON or JSONL; see README). Speakers named user /
+    assistant / system / tool have that role; --role or the file's 'roles' name others
+    (docs/roles-and-requests.md)."""
+    _run(ctx, load_chat(file), facts, quiet, as_json, _roles(roles) or None)
 
 
 @ingest.command("facts")

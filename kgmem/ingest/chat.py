@@ -4,6 +4,7 @@ A file is either JSON (one conversation object, or a list of them) or JSONL (one
 object per line)::
 
     {"conversation_id": "support-42",
+     "roles": {"Ana": "user", "Bot": "assistant"},          # optional speaker -> role
      "sessions": [
         {"started_at": "2024-05-08T13:56:00+02:00",        # ISO 8601; naive = UTC
          "session": 1,                                      # optional, default = position + 1
@@ -14,7 +15,9 @@ object per line)::
          ]}
      ]}
 
-Turn ids become ``<conversation_id>:<id>``. Errors name the file, conversation and turn.
+Turn ids become ``<conversation_id>:<id>``. Errors name the file, conversation and turn. A
+speaker's role (`kgmem.roles`) is the ``roles`` entry, else its name when that is a role name
+(``"user"``, ``"assistant"``), else none.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 from kgmem.errors import DateParseError, InputError, MalformedInput
 from kgmem.ingest.dates import parse_session_datetime
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
+from kgmem.roles import check_roles, role_of
 from kgmem.turns import check_conversation_id, make_turn
 
 __all__ = ["load_chat", "parse_chat_conversation"]
@@ -79,6 +83,15 @@ def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> Conversation
         raise MalformedInput("missing string 'conversation_id'", file=file)
     cid = cid.strip()
     check_conversation_id(cid, file=file)
+    raw_roles = obj.get("roles")
+    if raw_roles is not None and not isinstance(raw_roles, dict):
+        raise MalformedInput(
+            "'roles' must be an object of speaker -> role", file=file, conversation_id=cid
+        )
+    try:
+        roles = check_roles(raw_roles)
+    except MalformedInput as exc:
+        raise MalformedInput(exc.reason, file=file, conversation_id=cid) from exc
     raw_sessions = obj.get("sessions")
     if not isinstance(raw_sessions, list) or not raw_sessions:
         raise MalformedInput("missing non-empty 'sessions' list", file=file, conversation_id=cid)
@@ -133,7 +146,7 @@ def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> Conversation
             )
             if turn.speaker not in speakers:
                 speakers.append(turn.speaker)
-            turns.append(turn)
+            turns.append(turn.model_copy(update={"role": role_of(turn.speaker, roles)}))
     if len({t.id for t in turns}) != len(turns):
         raise MalformedInput("duplicate turn id", file=file, conversation_id=cid)
     if len({s.session for s in sessions}) != len(sessions):

@@ -19,21 +19,45 @@ Reliability (what a crash, a concurrent writer or a repeat must not break; docs/
 - **Forgetting turns** (`Ingestor.forget_turns`) deletes them and every fact citing them, then
   derives the conversation's entities, mentions, extracted facts, supersession and events again
   from the turns that remain, in the same transaction.
+
+Roles and requests (docs/roles-and-requests.md):
+
+- **Only the user's own turns state facts.** Extracted facts citing a turn whose role is
+  ``assistant``, ``system`` or ``tool``, or a memory-request turn, are dropped (`own_facts`):
+  the assistant's suggestions, acknowledgements and questions are its own, never evidence of a
+  fact about the user. Turns of named speakers without a role (LoCoMo) are unaffected.
+- **Memory requests** (`kgmem.ingest.requests`) are planned before anything is written: a
+  withheld turn and the turns a forget request removes are never written (if an earlier ingest
+  stored them, they go through `Ingestor.forget_turns`); the request turn is stored with
+  ``request = true`` and any restated value masked; a ``(:MemoryRequest)`` audit record (ids
+  and counts, no text) is written, and its removals are applied again on every re-ingest.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 from kgmem.embed import Embedder
 from kgmem.errors import TurnNotFound
 from kgmem.ingest.events import group_events
-from kgmem.ingest.extract import FactExtractor
+from kgmem.ingest.extract import Extraction, FactExtractor
+from kgmem.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
+from kgmem.ingest.requests import (
+    ParsedRequest,
+    RequestOutcome,
+    RequestPlan,
+    RequestPolicy,
+    detect,
+    mask,
+    may_request,
+    plan_requests,
+)
 from kgmem.ingest.supersession import assign_keys, supersession_links
 from kgmem.ingest.writer import (
     GraphWriter,
@@ -56,9 +80,21 @@ from kgmem.models import (
     TimeInterval,
     TurnRecord,
 )
+from kgmem.roles import Role
 from kgmem.store import Store, Transaction
 
-__all__ = ["AppendHook", "FactSources", "IngestReport", "Ingestor", "NewTurn", "allocate_turns"]
+__all__ = [
+    "AppendHook",
+    "FactSources",
+    "IngestReport",
+    "Ingestor",
+    "NewTurn",
+    "allocate_turns",
+    "own_facts",
+]
+
+NOT_THE_USER = frozenset({"assistant", "system", "tool"})
+"""Roles whose turns never state facts (`kgmem.roles`)."""
 
 FactSources = Literal["annotation", "extracted", "both", "none"]
 #: progress callback: (stage name, items done in this step, stage total)
@@ -84,6 +120,16 @@ class IngestReport:
     bookmarks: list[str] = field(default_factory=list)
     """Neo4j bookmarks of the writes (opaque strings). Pass them to another process's
     `Memory.use_bookmarks` so its reads see these writes (causal consistency on a cluster)."""
+    requests: list[dict[str, object]] = field(default_factory=list)
+    """Memory requests found in this run: ``{"turn_id", "index", "kind", "status", "removed",
+    "matched"}`` (`kgmem.ingest.requests.RequestOutcome`; ids and counts, never text)."""
+    withheld: list[str] = field(default_factory=list)
+    """Ids of turns not stored because they asked not to be ("don't save this")."""
+    removed: list[str] = field(default_factory=list)
+    """Ids of turns removed by forget requests (never written, or forgotten if stored)."""
+    not_applied: list[str] = field(default_factory=list)
+    """Ids of request turns that removed nothing: too broad (more than ``max_turns``) or
+    matching no stored turn (see ``requests`` for which)."""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -105,6 +151,8 @@ class NewTurn:
     observed_at: datetime
     id: str | None = None
     session: int | None = None
+    role: Role | None = None
+    request: bool = False
 
 
 class AppendHook(Protocol):
@@ -175,9 +223,57 @@ def allocate_turns(
                 speaker=turn.speaker,
                 text=turn.text,
                 observed_at=turn.observed_at.astimezone(UTC),
+                role=turn.role,
+                request=turn.request,
             )
         )
     return out
+
+
+def own_facts(extraction: Extraction, turns: Sequence[TurnRecord]) -> Extraction:
+    """Keep only the facts each turn may state (docs/roles-and-requests.md).
+
+    - A turn of the user, or of a named speaker without a role, keeps its facts.
+    - A memory-request turn states nothing: its facts and mentions are dropped.
+    - An ``assistant``, ``system`` or ``tool`` turn is never evidence of a fact about the user.
+      Its suggestions (``hypothetical`` facts: "you could try the Harlow 88") are kept as the
+      speaker's own: the speaker is the subject, no entity of the fact's old subject stays
+      linked, the text says who suggested it, and the fact takes part in no current value.
+      Everything else it says (acknowledgements, restatements, questions, plans) yields no fact.
+    """
+    by_id = {t.id: t for t in turns}
+    barred = {t.id for t in turns if t.request or t.role in NOT_THE_USER}
+    if not barred:
+        return extraction
+    requests = {t.id for t in turns if t.request}
+    person = {e.name.casefold(): e.id for e in extraction.entities if e.type == "person"}
+    kept: list[FactRecord] = []
+    for f in extraction.facts:
+        if not barred & set(f.cites):
+            kept.append(f)
+            continue
+        if requests & set(f.cites) or f.modality != "hypothetical" or len(f.cites) != 1:
+            continue
+        turn = by_id.get(f.cites[0])
+        speaker_id = person.get(turn.speaker.casefold()) if turn is not None else None
+        if turn is None or speaker_id is None:
+            continue
+        others = [(e, r) for e, r in f.about if r != "subject" and e != f.subject]
+        kept.append(
+            f.model_copy(
+                update={
+                    "subject": speaker_id,
+                    "about": ((speaker_id, "subject"), *others),
+                    "text": f"{turn.speaker} suggested: {f.text}",
+                    "key": None,
+                }
+            )
+        )
+    return Extraction(
+        facts=kept,
+        entities=extraction.entities,
+        mentions=[m for m in extraction.mentions if m[0] not in requests],
+    )
 
 
 class Ingestor:
@@ -188,6 +284,8 @@ class Ingestor:
         embedder: the sentence embedder (same one the read path uses).
         extractor: the fact extractor for ``extracted`` facts (None disables them).
         batch_size: turns per write transaction of an ingest (with their facts and links).
+        requests: who may make memory requests and their limits (default: on, role user).
+        spacy_model: the spaCy pipeline requests are parsed with.
     """
 
     def __init__(
@@ -197,12 +295,119 @@ class Ingestor:
         *,
         extractor: FactExtractor | None = None,
         batch_size: int = 500,
+        requests: RequestPolicy | None = None,
+        spacy_model: str = DEFAULT_PIPELINE,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.extractor = extractor
         self.batch_size = max(1, batch_size)
         self.writer = GraphWriter(store)
+        self.policy = requests if requests is not None else RequestPolicy()
+        self.spacy_model = spacy_model
+
+    def _extract(
+        self, cid: str, turns: Sequence[TurnRecord], speakers: Sequence[str]
+    ) -> Extraction:
+        """The extractor's output over ``turns``, keeping only facts the turns may state."""
+        assert self.extractor is not None
+        return own_facts(self.extractor.extract(cid, turns, speakers), turns)
+
+    # --- memory requests -----------------------------------------------------------------------
+    def _prior(self, cid: str) -> set[str]:
+        """Turn ids that stored requests removed or withheld (re-applied on every ingest)."""
+        rows = self.store.read("read/memory_requests", conversation_id=cid)
+        return {i for row in rows if row["status"] in ("applied", "withheld") for i in row["gone"]}
+
+    def plan(
+        self,
+        turns: Sequence[TurnRecord],
+        *,
+        prior: set[str],
+        explicit: ParsedRequest | None = None,
+    ) -> RequestPlan:
+        """The `kgmem.ingest.requests.RequestPlan` of ``turns`` under this ingestor's policy."""
+        if not turns or not (self.policy.enabled or explicit is not None):
+            return RequestPlan()
+        policy = self.policy
+        if explicit is not None and not policy.enabled:
+            policy = RequestPolicy(True, policy.roles, policy.max_turns, policy.similarity)
+        return plan_requests(
+            turns,
+            policy=policy,
+            nlp=load_pipeline(self.spacy_model),
+            embed=self.embedder.encode,
+            prior=prior,
+            explicit=explicit,
+        )
+
+    def record_requests(self, cid: str, plan: RequestPlan, turns: Sequence[TurnRecord]) -> None:
+        """Write the plan's audit records (ids, kinds, statuses, counts: never text), and remember
+        every removed or withheld id as forgotten (``write/forget_turns``; none of them is stored
+        any more when this runs)."""
+        at = {t.id: t for t in turns}
+        now = datetime.now(UTC)
+        rows = [
+            {
+                "id": f"{cid}:request:{o.turn_id.removeprefix(cid + ':')}",
+                "conversation_id": cid,
+                "turn_id": o.turn_id,
+                "kind": o.kind,
+                "status": o.status,
+                "index": o.index,
+                "observed_at": at[o.turn_id].observed_at if o.turn_id in at else now,
+                "recorded_at": now,
+                "removed": list(o.removed),
+                "matched": o.matched,
+            }
+            for o in plan.outcomes
+        ]
+        gone = sorted(plan.removed | plan.withheld)
+
+        def work(tx: Transaction) -> None:
+            tx.run("write/lock_conversation", conversation_id=cid)
+            if gone:
+                tx.run("write/forget_turns", conversation_id=cid, turn_ids=gone)
+            if rows:
+                tx.run("write/merge_memory_requests", rows=rows)
+
+        if rows or gone:
+            self.store.transaction(work)
+
+    def _apply(
+        self, cid: str, plan: RequestPlan, turns: Sequence[TurnRecord], report: IngestReport
+    ) -> None:
+        """Forget what the plan removes that is stored, audit it, and fill the report."""
+        gone = plan.removed | plan.withheld
+        stored = (
+            {
+                r["id"]
+                for r in self.store.read(
+                    "read/existing_turn_ids", conversation_id=cid, turn_ids=sorted(gone)
+                )
+            }
+            if gone
+            else set()
+        )
+        if stored:
+            self.forget_turns(cid, sorted(stored))
+        self.record_requests(cid, plan, turns)
+        report.requests = [
+            {
+                "turn_id": o.turn_id,
+                "index": o.index,
+                "kind": o.kind,
+                "status": o.status,
+                "removed": list(o.removed),
+                "matched": o.matched,
+            }
+            for o in plan.outcomes
+        ]
+        report.withheld = sorted(plan.withheld)
+        report.removed = sorted(plan.removed)
+        report.not_applied = [
+            o.turn_id for o in plan.outcomes if o.status in ("too_broad", "no_match")
+        ]
 
     # --- whole conversations -------------------------------------------------------------------
     def ingest(
@@ -216,6 +421,25 @@ class Ingestor:
         cid = conversation.conversation_id
         report = IngestReport(conversation_id=cid, turns_total=len(conversation.turns))
         clock = time.perf_counter()
+        prior = self._prior(cid)
+        given_turns = conversation.turns
+        plan = self.plan(given_turns, prior=prior)
+        drop = plan.removed | plan.withheld | prior
+        if plan or drop:
+            kept_turns = tuple(
+                t.model_copy(
+                    update={"text": plan.masked.get(t.id, t.text), "request": t.id in plan.requests}
+                )
+                for t in conversation.turns
+                if t.id not in drop
+            )
+            barred = drop | plan.requests
+            conversation = conversation.model_copy(
+                update={
+                    "turns": kept_turns,
+                    "facts": tuple(f for f in conversation.facts if not barred & set(f.cites)),
+                }
+            )
 
         def lap(stage: str) -> None:
             nonlocal clock
@@ -224,11 +448,13 @@ class Ingestor:
             clock = now
 
         stored_turns = {
-            row["id"]: row["text"]
+            row["id"]: (row["text"], row["role"], row["request"])
             for row in self.store.read("read/turn_fingerprints", conversation_id=cid)
             if row["embedded"]
         }
-        todo_turns = [t for t in conversation.turns if stored_turns.get(t.id) != t.text]
+        todo_turns = [
+            t for t in conversation.turns if stored_turns.get(t.id) != (t.text, t.role, t.request)
+        ]
         turn_vectors = self.embedder.encode([t.text for t in todo_turns])
         lap("turns")
 
@@ -246,7 +472,7 @@ class Ingestor:
                 for n, f in enumerate(conversation.facts)
             )
         if facts in ("extracted", "both") and self.extractor is not None:
-            extraction = self.extractor.extract(cid, conversation.turns, conversation.speakers)
+            extraction = self._extract(cid, conversation.turns, conversation.speakers)
             records.extend(extraction.facts)
             entities.extend(extraction.entities)
             mentions.extend(extraction.mentions)
@@ -287,6 +513,8 @@ class Ingestor:
         report.mentions = len(set(mentions))
         report.supersedes = len(pairs)
         report.events = len(events)
+        if plan or drop:
+            self._apply(cid, plan, given_turns, report)
         return report
 
     # --- appended turns ------------------------------------------------------------------------
@@ -312,6 +540,7 @@ class Ingestor:
             the report; ``turn_ids`` lists the ids stored, in order.
         """
         cid = conversation_id
+        turns, withheld, asked = self._screen(cid, turns)
         vectors = dict(
             zip(
                 (t.text for t in turns),
@@ -344,7 +573,7 @@ class Ingestor:
             entities: list[EntityRecord] = []
             mentions: list[tuple[str, str]] = []
             if self.extractor is not None:
-                extraction = self.extractor.extract(cid, records, speakers)
+                extraction = self._extract(cid, records, speakers)
                 facts, entities, mentions = (
                     extraction.facts,
                     extraction.entities,
@@ -385,9 +614,59 @@ class Ingestor:
             return report
 
         report = self.store.transaction(work)
+        if asked or withheld.outcomes:
+            rows = self.store.read("read/conversation_turns", conversation_id=cid)
+            stored = [_turn_from_row(cid, row) for row in rows]
+            plan = self.plan(stored, prior=self._prior(cid)) if asked else RequestPlan()
+            plan.outcomes.extend(withheld.outcomes)
+            plan.withheld |= withheld.withheld
+            self._apply(cid, plan, stored, report)
         if progress is not None:
             progress("turns", report.turns_written, report.turns_written)
         return report
+
+    def _screen(
+        self, cid: str, turns: Sequence[NewTurn]
+    ) -> tuple[list[NewTurn], RequestPlan, bool]:
+        """Before an append is written: drop the new turns that ask not to be kept, and mark
+        forget requests (``request = true``, restated values masked). Only parses when a new
+        turn of a requesting role holds a request word (`may_request`), and only in a
+        conversation with an assistant turn (stored or new).
+
+        Returns:
+            the turns to write, a plan holding the withheld turns' outcomes, and whether a
+            forget request is among the turns (its matching runs after the write).
+        """
+        policy = self.policy
+        maybe = [policy.enabled and t.role in policy.roles and may_request(t.text) for t in turns]
+        withheld = RequestPlan()
+        if not any(maybe):
+            return list(turns), withheld, False
+        rows = self.store.read("read/conversation_turns", conversation_id=cid)
+        if not any(r["role"] == "assistant" for r in rows) and not any(
+            t.role == "assistant" for t in turns
+        ):
+            return list(turns), withheld, False
+        nlp = load_pipeline(self.spacy_model)
+        position = (max((int(r["index"]) for r in rows), default=-1)) + 1
+        kept: list[NewTurn] = []
+        asked = False
+        for n, (turn, candidate) in enumerate(zip(turns, maybe, strict=True)):
+            parsed = detect(turn.text, nlp) if candidate else None
+            if parsed is not None and parsed.kind == "withhold":
+                # never written; the audit record keeps only an id and a position
+                local = turn.id if turn.id is not None else f"withheld-{uuid.uuid4().hex[:12]}"
+                turn_id = f"{cid}:{local}"
+                withheld.withheld.add(turn_id)
+                withheld.outcomes.append(
+                    RequestOutcome(turn_id, position + n, "withhold", "withheld")
+                )
+                continue
+            if parsed is not None:
+                asked = True
+                turn = replace(turn, request=True, text=mask(turn.text, parsed.restated))
+            kept.append(turn)
+        return kept, withheld, asked
 
     # --- forgetting turns ----------------------------------------------------------------------
     def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
@@ -465,7 +744,7 @@ class Ingestor:
             mentions: list[tuple[str, str]] = []
             if derived and self.extractor is not None and kept:
                 speakers = list(dict.fromkeys(t.speaker for t in kept))
-                extraction = self.extractor.extract(cid, kept, speakers)
+                extraction = self._extract(cid, kept, speakers)
                 extracted, entities, mentions = (
                     extraction.facts,
                     extraction.entities,
@@ -622,6 +901,8 @@ def _turn_from_row(cid: str, row: Mapping[str, Any]) -> TurnRecord:
         speaker=row["speaker"],
         text=row["text"],
         observed_at=row["observed_at"],
+        role=row.get("role"),
+        request=bool(row.get("request")),
     )
 
 

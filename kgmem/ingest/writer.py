@@ -77,6 +77,8 @@ def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors) -> list[Row]:
             "speaker": t.speaker,
             "text": t.text,
             "observed_at": t.observed_at,
+            "role": t.role,
+            "request": True if t.request else None,
             "embedding": _vector(vector),
         }
         for t, vector in zip(turns, embeddings, strict=True)

@@ -49,14 +49,51 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
     tools = {tool.name: tool for tool in anyio.run(main).tools}
     expected = {"search_memory", "read_turns", "current_value", "remember"}
     if hasattr(memory, "forget_turns"):  # turn-level forgetting, where the Memory has it
-        expected.add("forget_turns")
+        expected |= {"forget_turns", "forget_about"}
         assert set(tools["forget_turns"].input_schema["properties"]) == {"turn_ids"}
+        assert set(tools["forget_about"].input_schema["properties"]) == {"description"}
     assert set(tools) == expected
     assert set(tools["search_memory"].input_schema["properties"]) == {"query"}
     assert set(tools["read_turns"].input_schema["properties"]) == {"turn_id", "window"}
     assert set(tools["current_value"].input_schema["properties"]) == {"entity", "relation"}
     assert set(tools["remember"].input_schema["properties"]) == {"text", "speaker"}
     assert tools["remember"].input_schema["required"] == ["text"]
+
+
+def test_forget_about_removes_by_description_and_returns_no_text(memory: Memory) -> None:
+    """forget_about matches like an in-conversation request (the user's turns, values copied
+    verbatim by any speaker) and answers with ids and counts only; remember never deletes."""
+    fresh = f"it-mcp-forget-{uuid.uuid4().hex[:8]}"
+    memory.add_turns(
+        fresh,
+        [
+            {"id": "a1", "speaker": "user", "text": "My passport number is C7H-448-219."},
+            {"id": "a2", "speaker": "assistant", "text": "Got it, C7H-448-219."},
+            {"id": "a3", "speaker": "user", "text": "I started pottery classes on Tuesdays."},
+        ],
+    )
+    server = build_server(memory, fresh, k=3)
+
+    async def main() -> list[Any]:
+        async with Client(server) as client:
+            kept = await client.call_tool("remember", {"text": "Please forget my pottery class."})
+            nothing = await client.call_tool("forget_about", {"description": "my landlord"})
+            gone = await client.call_tool("forget_about", {"description": "my passport number"})
+            return [kept, nothing, gone]
+
+    try:
+        kept, nothing, gone = anyio.run(main)
+        assert not kept.is_error
+        assert nothing.structured_content["status"] == "no_match"
+        assert nothing.structured_content["turn_ids"] == []
+        out = gone.structured_content
+        assert out["status"] == "applied" and out["turns"] == 2
+        assert out["turn_ids"] == [f"{fresh}:a1", f"{fresh}:a2"]
+        assert "448" not in str(out)
+        ids = {r["id"] for r in memory.store.read("read/conversation_turns", conversation_id=fresh)}
+        assert f"{fresh}:a3" in ids and len(ids) == 2  # pottery and the remembered turn stay
+    finally:
+        memory.forget(fresh)
 
 
 def test_remember_fills_an_empty_conversation(memory: Memory) -> None:

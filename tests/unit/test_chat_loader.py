@@ -159,3 +159,34 @@ def test_offset_kept_and_naive_is_utc() -> None:
         _doc([{"speaker": "A", "text": "x"}], started="2024-03-01T08:00:00")
     )
     assert naive.sessions[0].started_at.tzinfo == UTC
+
+
+def _roles_chat(roles: Any) -> dict[str, Any]:
+    turns = [
+        {"speaker": "Priya", "text": "I moved to Ghent."},
+        {"speaker": "Assistant", "text": "Nice!"},
+        {"speaker": "Bo", "text": "Hi both."},
+    ]
+    chat: dict[str, Any] = {
+        "conversation_id": "r",
+        "sessions": [{"started_at": "2026-01-01T10:00:00+00:00", "turns": turns}],
+    }
+    if roles is not None:
+        chat["roles"] = roles
+    return chat
+
+
+def test_roles_come_from_the_file_then_from_role_names() -> None:
+    record = parse_chat_conversation(_roles_chat({"Priya": "user"}))
+    assert [t.role for t in record.turns] == ["user", "assistant", None]
+    assert [t.role for t in parse_chat_conversation(_roles_chat(None)).turns] == [
+        None,
+        "assistant",
+        None,
+    ]
+
+
+@pytest.mark.parametrize("roles", [{"Priya": "boss"}, ["user"], {"": "user"}])
+def test_bad_roles_are_malformed(roles: Any) -> None:
+    with pytest.raises(MalformedInput, match="role"):
+        parse_chat_conversation(_roles_chat(roles))
