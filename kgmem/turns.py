@@ -31,9 +31,11 @@ __all__ = [
 
 #: the longest turn text accepted, in characters (caption included). spaCy refuses a text over
 #: its ``nlp.max_length`` (1,000,000) with a bare ``ValueError`` and its parser needs about 1 GB
-#: of memory per 100,000 characters; a chat turn is a few hundred. The embedder reads at most
-#: ``Settings.embed_max_chars`` of it anyway.
-MAX_TURN_CHARS = 100_000
+#: of temporary memory per 100,000 characters (spaCy's documentation of ``max_length``). A chat
+#: turn is a few hundred characters; a pasted document of 100 KB is kept whole (its extraction
+#: takes about a minute), five times that is refused before anything is parsed. The embedder
+#: reads at most ``Settings.embed_max_chars`` of it anyway.
+MAX_TURN_CHARS = 200_000
 
 
 def check_unicode(

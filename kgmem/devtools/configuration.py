@@ -67,6 +67,23 @@ OTHER_VARIABLES: tuple[tuple[str, str, str], ...] = (
         "unset, the notebook runs a small ablation itself.",
     ),
     (
+        "KGMEM_CONFORMANCE",
+        "unset",
+        "Set by `make conformance` (scripts/conformance.py) so that tests/conformance is "
+        "collected; never set it by hand.",
+    ),
+    (
+        "KGMEM_CONFORMANCE_SUITE",
+        "unset",
+        "Set by `make conformance`: the framework suite being run (selects its not-applicable "
+        "list).",
+    ),
+    (
+        "KGMEM_CONFORMANCE_RESULTS",
+        "unset",
+        "Set by `make conformance`: the JSON file each test's outcome is written to.",
+    ),
+    (
         "KGMEM_SCALE_JSON",
         "`docs/bench-scale.json`",
         "The `kgmem bench scale` report the benchmark notebook plots.",
