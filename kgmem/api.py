@@ -139,7 +139,8 @@ class Memory:
 
     @property
     def request_policy(self) -> RequestPolicy:
-        """Who may make memory requests, and their limits, from the ``KGMEM_REQUESTS`` and ``KGMEM_REQUEST_*`` settings."""
+        """Who may make memory requests, and their limits, from the ``KGMEM_REQUESTS`` and
+        ``KGMEM_REQUEST_*`` settings."""
         s = self.settings
         return RequestPolicy(
             enabled=s.requests,
