@@ -3,11 +3,12 @@ phrases are a stand-in forget topic; the candidate turns are those sharing an an
 it (the lexical gate of kgmem.ingest.requests); evidence turns are the positives. Prints
 precision / recall of "cosine >= t" among the gated candidates.
 
-    PYTHONPATH=. python notes/issue-24-calibrate.py /work/shared/data/locomo/locomo-dev.json
+    python scripts/calibrate_request_similarity.py /work/shared/data/locomo/locomo-dev.json
 """
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -18,9 +19,12 @@ from kgmem.ingest.requests import WEAK_LEMMAS, _content_lemmas
 nlp = load_pipeline()
 emb = Embedder()
 pos, neg = [], []
-for sample in json.load(open(sys.argv[1]))[: int(sys.argv[2]) if len(sys.argv) > 2 else None]:
+samples = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+for sample in samples[: int(sys.argv[2]) if len(sys.argv) > 2 else None]:
     conv = sample["conversation"]
-    turns = [t for k, v in conv.items() if k.startswith("session_") and isinstance(v, list) for t in v]
+    turns = [
+        t for k, v in conv.items() if k.startswith("session_") and isinstance(v, list) for t in v
+    ]
     docs = list(nlp.pipe([t["text"] for t in turns]))
     lemmas = [_content_lemmas(d) for d in docs]
     vectors = emb.encode([t["text"] for t in turns])
@@ -44,5 +48,7 @@ pos, neg = np.array(pos), np.array(neg)
 print(f"gated candidates: {len(pos)} evidence, {len(neg)} other")
 for t in (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5):
     tp, fp = (pos >= t).sum(), (neg >= t).sum()
-    print(f"t={t:.2f} precision={tp / max(1, tp + fp):.3f} recall={tp / max(1, len(pos)):.3f} "
-          f"kept_other={fp / max(1, len(neg)):.3f}")
+    print(
+        f"t={t:.2f} precision={tp / max(1, tp + fp):.3f} recall={tp / max(1, len(pos)):.3f} "
+        f"kept_other={fp / max(1, len(neg)):.3f}"
+    )
