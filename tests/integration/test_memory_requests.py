@@ -8,6 +8,7 @@ turns never state facts about the user; the audit record holds ids, never text.
 from __future__ import annotations
 
 import contextlib
+import re
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from kgmem.api import Memory
 from kgmem.errors import ConversationNotFound
 from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.models import ConversationRecord
+from kgmem.store.catalogue import catalogue
 
 
 def _conversation(cid: str, *sessions: list[tuple[str, str, str]]) -> ConversationRecord:
@@ -268,3 +270,13 @@ def test_forget_about_uses_the_same_matching(memory: Memory, cid: str) -> None:
     assert out["status"] == "applied"
     assert out["turn_ids"] == [f"{cid}:a1", f"{cid}:a3"] and out["turns"] == 2
     assert set(_stored(memory, cid)) == {"a2", "a4"}
+
+
+def test_browser_statement_shows_the_audit_record(memory: Memory, cid: str) -> None:
+    memory.add_conversation(_conversation(cid, SECRET, SECRET_REQUEST), facts="extracted")
+    text = catalogue()["browser/memory_requests"]
+    declared = set(re.findall(r"^// :param (\w+) =>", text, flags=re.M))
+    assert declared == set(re.findall(r"\$(\w+)", text)) == {"conversation_id"}
+    (row,) = memory.store.read("browser/memory_requests", conversation_id=cid)
+    assert row["removed_turn_ids"] == [f"{cid}:a1", f"{cid}:a2"]
+    assert row["t"]["id"] == f"{cid}:b1" and row["t"]["request"] is True
