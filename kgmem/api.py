@@ -331,7 +331,7 @@ class Memory:
         source: str | None = None,
         observed_at: datetime | None = None,
     ) -> DocumentReport:
-        """Add a Markdown or plain-text document as turns: one per chunk of a section, spoken
+        """Add a Markdown, plain-text or PDF document as turns: one per chunk of a section, spoken
         by the document, with ``source`` = ``<document>#<heading trail>`` on the turn and on
         every search hit of it (docs/documents.md, `kgmem.ingest.documents`).
 
@@ -361,8 +361,8 @@ class Memory:
             a `DocumentReport`: chunks kept, written and removed, facts written and removed.
 
         Raises:
-            DocumentRejected: the file is too large, binary, undecodable, unreadable, empty or
-                a PDF; nothing is written.
+            DocumentRejected: the file is too large, binary, undecodable, unreadable or empty,
+                or a PDF without the ``pdf`` extra; nothing is written.
             MalformedInput: an empty ``source``, a naive ``observed_at`` or a ``:`` in the
                 conversation id; nothing is written.
             NotSupported: ``owner`` is given.

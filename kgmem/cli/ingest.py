@@ -209,7 +209,8 @@ def ingest_docs(
     observed_at: datetime | None,
     as_json: bool,
 ) -> None:
-    """Ingest Markdown and plain-text documents (a directory: its .md/.markdown/.txt files):
+    """Ingest Markdown, plain-text and PDF documents (a directory: its .md/.markdown/.txt files;
+    PDF needs the pdf extra):
     each section's chunks become turns spoken by the document, with source FILE#HEADING on
     every hit (docs/documents.md). Every file is read and checked before anything is written;
     re-ingesting replaces only changed chunks, and an unchanged file writes nothing."""

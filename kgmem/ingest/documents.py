@@ -9,8 +9,12 @@ before anything is written, with one `kgmem.errors.DocumentRejected` when it is
   refused this way too: save it as UTF-8);
 - ``undecodable``: not valid UTF-8;
 - ``unreadable``: missing, a directory, or not permitted;
-- ``empty``: nothing but whitespace;
-- ``unsupported``: a PDF (not read by this build).
+- ``empty``: nothing but whitespace (or a PDF without a text layer);
+- ``unsupported``: a PDF when pypdf (the ``pdf`` extra) is not installed.
+
+A PDF (``.pdf``, up to `MAX_PDF_BYTES`) is read with pypdf: the text layer of each page, one
+section per page with the trail ``page <n>``; an encrypted PDF is ``unreadable``, a damaged one
+``undecodable``.
 
 Structure. Markdown (``.md``, ``.markdown``, ...; and a text given as a string) is parsed with
 markdown-it-py (CommonMark plus tables): every heading opens a section whose *heading trail* is
@@ -38,6 +42,7 @@ at sentence ends, then at spaces. Each chunk is one turn:
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import textwrap
@@ -57,11 +62,13 @@ __all__ = [
     "MARKDOWN_SUFFIXES",
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_CHARS",
+    "MAX_PDF_BYTES",
     "Chunk",
     "Document",
     "DocumentPlan",
     "DocumentReport",
     "chunk_markdown",
+    "chunk_pages",
     "chunk_text",
     "is_document_turn",
     "load_document",
@@ -86,6 +93,10 @@ MAX_DOCUMENT_CHARS = MAX_TURN_CHARS
 #: cannot be under `MAX_DOCUMENT_CHARS`; it is refused without being read.
 MAX_DOCUMENT_BYTES = 4 * MAX_DOCUMENT_CHARS
 
+#: the largest PDF read, in bytes: a PDF holds fonts and images besides its text, so its file
+#: is larger than its text; the text extracted from it has the `MAX_DOCUMENT_CHARS` limit.
+MAX_PDF_BYTES = 20_000_000
+
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn"})
 """File suffixes parsed as Markdown; any other suffix is read as plain text."""
 
@@ -99,7 +110,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _TRAIL_SEP = " > "
 
-Format = Literal["markdown", "text"]
+Format = Literal["markdown", "text", "pdf"]
 
 
 @dataclass(frozen=True)
@@ -135,7 +146,7 @@ class Document:
             same key.
         name: the speaker of its chunks (the file name, or the last part of ``source``;
             ``document`` for a text without one).
-        format: ``markdown`` or ``text``.
+        format: ``markdown``, ``text`` or ``pdf``.
         observed_at: when its chunks were observed (timezone-aware, UTC).
         chunks: in document order (at least one).
         file: the file read, if any (named in errors).
@@ -265,8 +276,8 @@ def load_document(
         the `Document`.
 
     Raises:
-        DocumentRejected: the file is too large, binary, undecodable, unreadable, empty or a
-            PDF (the module docstring lists the rules).
+        DocumentRejected: the file is too large, binary, undecodable, unreadable or empty, or
+            a PDF without the ``pdf`` extra (the module docstring lists the rules).
         MalformedInput: an empty ``source``, or a naive ``observed_at``.
     """
     if source is not None and (not isinstance(source, str) or not source.strip()):
@@ -276,10 +287,18 @@ def load_document(
     ):
         raise MalformedInput("observed_at must be a timezone-aware datetime", file=source)
     path = _as_path(path_or_text)
+    pages: list[str] | None = None
     if path is not None:
-        text, mtime = _read_file(path)
+        suffix = path.suffix.lower()
+        if suffix == ".pdf":
+            pages, mtime = _read_pdf(path)
+            text = ""
+        else:
+            text, mtime = _read_file(path)
         key = source.strip() if source else path.resolve().as_posix()
-        fmt: Format = "markdown" if path.suffix.lower() in MARKDOWN_SUFFIXES else "text"
+        fmt: Format = (
+            "pdf" if pages is not None else "markdown" if suffix in MARKDOWN_SUFFIXES else "text"
+        )
         name = PurePosixPath(source.strip()).name if source else path.name
         file: str | None = str(path)
         when = observed_at or mtime
@@ -292,10 +311,14 @@ def load_document(
         fmt = "text" if suffix and suffix not in MARKDOWN_SUFFIXES else "markdown"
         name = PurePosixPath(file).name if file else "document"
         when = observed_at or datetime.now(UTC)
-    chunks = chunk_markdown(text) if fmt == "markdown" else chunk_text(text)
+    if pages is not None:
+        chunks = chunk_pages(pages)
+    else:
+        chunks = chunk_markdown(text) if fmt == "markdown" else chunk_text(text)
     if not chunks:
         raise DocumentRejected(
-            "the document has no text (only headings, markup or whitespace)",
+            "the document has no text (only headings, markup or whitespace; a PDF without a "
+            "text layer, such as a scan, has none)",
             kind="empty",
             file=file,
         )
@@ -327,31 +350,60 @@ def _as_path(value: str | os.PathLike[str]) -> Path | None:
         return None
 
 
-def _read_file(path: Path) -> tuple[str, datetime]:
-    """The file's checked text and its modification time (UTC)."""
+def _read_bytes(path: Path, limit: int, name: str) -> tuple[bytes, datetime]:
+    """The file's bytes and modification time (UTC), refused unread when over ``limit``."""
     where = str(path)
-    if path.suffix.lower() == ".pdf":
-        raise DocumentRejected(
-            "PDF documents are not read by this build; convert it to Markdown or text",
-            kind="unsupported",
-            file=where,
-        )
     try:
         info = path.stat()
         if not path.is_file():
             raise DocumentRejected("not a regular file", kind="unreadable", file=where)
-        if info.st_size > MAX_DOCUMENT_BYTES:
+        if info.st_size > limit:
             raise DocumentRejected(
-                f"the file has {info.st_size:,} bytes, over the limit of "
-                f"{MAX_DOCUMENT_BYTES:,} (kgmem.ingest.documents.MAX_DOCUMENT_BYTES); split it",
+                f"the file has {info.st_size:,} bytes, over the limit of {limit:,} "
+                f"(kgmem.ingest.documents.{name}); split it",
                 kind="too_large",
                 file=where,
             )
-        data = path.read_bytes()
+        return path.read_bytes(), datetime.fromtimestamp(info.st_mtime, UTC)
     except OSError as exc:
         raise DocumentRejected(
             f"cannot read the file: {exc.strerror or exc}", kind="unreadable", file=where
         ) from exc
+
+
+def _read_pdf(path: Path) -> tuple[list[str], datetime]:
+    """The checked text of each page of a PDF (pypdf, the ``pdf`` extra) and its time."""
+    where = str(path)
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError as exc:
+        raise DocumentRejected(
+            "reading PDF needs the pdf extra (pip install 'kgmem[pdf]'); or convert it to "
+            "Markdown or text",
+            kind="unsupported",
+            file=where,
+        ) from exc
+    data, mtime = _read_bytes(path, MAX_PDF_BYTES, "MAX_PDF_BYTES")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise DocumentRejected(
+                "the PDF is encrypted; save an unencrypted copy", kind="unreadable", file=where
+            )
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except (PyPdfError, ValueError, KeyError, TypeError) as exc:  # what pypdf raises on junk
+        raise DocumentRejected(
+            f"not a readable PDF ({type(exc).__name__}: {exc})", kind="undecodable", file=where
+        ) from exc
+    _check_text("\n\n".join(pages) or " ", where, allow_empty=True)
+    return [p.replace("\r\n", "\n").replace("\r", "\n") for p in pages], mtime
+
+
+def _read_file(path: Path) -> tuple[str, datetime]:
+    """The file's checked text and its modification time (UTC)."""
+    where = str(path)
+    data, mtime = _read_bytes(path, MAX_DOCUMENT_BYTES, "MAX_DOCUMENT_BYTES")
     if b"\x00" in data:
         raise DocumentRejected(
             "the file holds NUL bytes: a binary file (or UTF-16 text; save it as UTF-8)",
@@ -366,10 +418,10 @@ def _read_file(path: Path) -> tuple[str, datetime]:
             kind="undecodable",
             file=where,
         ) from exc
-    return _check_text(text, where), datetime.fromtimestamp(info.st_mtime, UTC)
+    return _check_text(text, where), mtime
 
 
-def _check_text(text: str, file: str | None) -> str:
+def _check_text(text: str, file: str | None, *, allow_empty: bool = False) -> str:
     """``text`` with newlines normalised, or `DocumentRejected` (binary, too large, empty)."""
     try:
         check_unicode([text], file=file or "<document>", cid=None)
@@ -393,7 +445,7 @@ def _check_text(text: str, file: str | None) -> str:
             kind="binary",
             file=file,
         )
-    if not text.strip():
+    if not text.strip() and not allow_empty:
         raise DocumentRejected("the document is empty", kind="empty", file=file)
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -423,8 +475,17 @@ def chunk_markdown(text: str, *, limit: int = CHUNK_CHARS) -> list[Chunk]:
 
 def chunk_text(text: str, *, limit: int = CHUNK_CHARS) -> list[Chunk]:
     """Split plain text into chunks of paragraphs (blank-line separated), one section."""
-    paragraphs = [p.strip() for p in _PARAGRAPH.split(text) if p.strip()]
-    return _chunks([((), None, paragraphs)], limit)
+    return _chunks([((), None, _paragraphs(text))], limit)
+
+
+def chunk_pages(pages: Sequence[str], *, limit: int = CHUNK_CHARS) -> list[Chunk]:
+    """Split a PDF's page texts into chunks: one section per page, its trail ``page <n>``
+    (1-based), its paragraphs packed like plain text."""
+    return _chunks([((f"page {n}",), None, _paragraphs(p)) for n, p in enumerate(pages, 1)], limit)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in _PARAGRAPH.split(text) if p.strip()]
 
 
 def _chunks(

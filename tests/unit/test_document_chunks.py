@@ -14,6 +14,7 @@ from kgmem.ingest.documents import (
     CHUNK_CHARS,
     MAX_DOCUMENT_BYTES,
     MAX_DOCUMENT_CHARS,
+    MAX_PDF_BYTES,
     chunk_markdown,
     chunk_text,
     is_document_turn,
@@ -21,6 +22,38 @@ from kgmem.ingest.documents import (
     plan_document,
 )
 from kgmem.turns import turn_id
+
+
+def tiny_pdf(pages: list[str]) -> bytes:
+    """A minimal valid PDF: each page shows its text's lines in Helvetica."""
+    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for i, text in enumerate(pages):
+        shown = " ".join(f"({line}) Tj T*" for line in text.split("\n"))
+        stream = f"BT /F1 12 Tf 72 720 Td 14 TL {shown} ET".encode()
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i)
+        )
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return out
+
 
 GUIDE = """Written for new staff.
 
@@ -177,6 +210,24 @@ def test_plain_text_files_are_paragraphs_not_markdown(tmp_path: Path) -> None:
     assert doc.source_of(doc.chunks[0]) == doc.key
 
 
+def test_a_pdf_is_one_section_per_page(tmp_path: Path) -> None:
+    path = tmp_path / "policy.pdf"
+    path.write_bytes(tiny_pdf(["The office is in Lisbon.", "Holidays: 25 days a year."]))
+    doc = load_document(path)
+    assert doc.format == "pdf" and doc.name == "policy.pdf"
+    assert [(c.heading, c.text) for c in doc.chunks] == [
+        ("page 1", "The office is in Lisbon."),
+        ("page 2", "Holidays: 25 days a year."),
+    ]
+    assert doc.source_of(doc.chunks[1]) == f"{path.resolve().as_posix()}#page 2"
+    big = tmp_path / "big.pdf"
+    with big.open("wb") as out:
+        out.truncate(MAX_PDF_BYTES + 1)
+    with pytest.raises(DocumentRejected) as caught:
+        load_document(big)
+    assert caught.value.kind == "too_large"
+
+
 def test_a_text_is_markdown_with_a_hash_key_unless_named() -> None:
     doc = load_document("Line one.\nLine two.")
     assert doc.key.startswith("text-") and doc.name == "document" and doc.format == "markdown"
@@ -194,7 +245,8 @@ def test_a_text_is_markdown_with_a_hash_key_unless_named() -> None:
         (b"   \n\n\t", "blank.md", "empty"),
         (b"# Heading\n## Only\n", "headings.md", "empty"),
         (b"\x01\x02\x03\x04 text", "controls.txt", "binary"),
-        (b"%PDF-1.7\n", "paper.pdf", "unsupported"),
+        (b"%PDF-1.7\nnot a PDF at all", "paper.pdf", "undecodable"),
+        (tiny_pdf([""]), "scan.pdf", "empty"),
         (b"x" * (MAX_DOCUMENT_CHARS + 1), "long.md", "too_large"),
     ],
 )
