@@ -1,4 +1,4 @@
-"""Documents as sources: a Markdown or plain-text file (or a text) read, checked and split into
+"""Documents as sources: a Markdown, plain-text or PDF file (or a text) read, checked and split into
 sections and chunks that become turns (`kgmem.api.Memory.add_document`, ``kgmem ingest docs``).
 
 Reading. A file is read whole as UTF-8 (a byte-order mark is dropped) and refused as a whole,
@@ -17,17 +17,18 @@ section per page with the trail ``page <n>``; an encrypted PDF is ``unreadable``
 ``undecodable``.
 
 Structure. Markdown (``.md``, ``.markdown``, ...; and a text given as a string) is parsed with
-markdown-it-py (CommonMark plus tables): every heading opens a section whose *heading trail* is
-its heading and the headings above it (``Install > Linux``). A plain-text file (any other
-suffix) is one section of paragraphs (blank-line separated). Each top-level block (paragraph,
-list, table, code block, quote) becomes plain text: inline markup, link targets and HTML tags
-are dropped, list items keep a ``-`` or ``1.`` marker, table rows join their cells with ``|``,
-code keeps its lines. A heading with no text of its own under it (directly followed by a
-subheading) makes no chunk; it stays in its subsections' trails.
+markdown-it-py (CommonMark plus tables; YAML front matter at the start is dropped): every
+heading opens a section whose *heading trail* is its heading and the headings above it
+(``Install > Linux``). A plain-text file (any other suffix) is one section of paragraphs
+(blank-line separated). Each top-level block (paragraph, list, table, code block, quote) becomes
+plain text: inline markup, link targets and HTML tags are dropped, list items keep a ``-`` or
+``1.`` marker, table rows join their cells with ``|``, code keeps its lines. A heading with no
+text of its own under it (directly followed by a subheading) makes no chunk; it stays in its
+subsections' trails.
 
 Chunks. A section's blocks are packed in order into chunks of at most `CHUNK_CHARS` characters
 (the section's heading is the first line of its first chunk); a block longer than that is split
-at sentence ends, then at spaces. Each chunk is one turn:
+at line breaks, then sentence ends, then spaces. Each chunk is one turn:
 
 - ``speaker`` = the document's name (the file name, or the last part of ``source``);
 - ``source`` = ``<document>#<heading trail>`` (just ``<document>`` before the first heading);
@@ -106,7 +107,11 @@ DOCUMENT_ID_PREFIX = "doc-"
 _PATH_SUFFIXES = MARKDOWN_SUFFIXES | {".txt", ".text", ".pdf"}
 _CONTROL_SHARE = 0.01  # more control characters than this share of the text: binary
 _ALLOWED_CONTROLS = frozenset("\t\n\r\f\v")
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+#: YAML front matter (Jekyll, Hugo, MkDocs): metadata, not text, at the very start of a file
+_FRONT_MATTER = re.compile(
+    r"\A---[ \t]*\n[\w-]+[ \t]*:.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL
+)
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _TRAIL_SEP = " > "
 
@@ -524,24 +529,33 @@ def _pack(heading: str | None, blocks: Sequence[str], limit: int) -> list[str]:
 
 
 def _split(block: str, limit: int) -> list[str]:
-    """A block cut into pieces of at most ``limit`` characters: at sentence ends and line
-    breaks, then (a sentence longer than ``limit``) at spaces, then anywhere."""
+    """A block cut into pieces of at most ``limit`` characters: at line breaks (kept), then at
+    sentence ends, then (a sentence longer than ``limit``) at spaces, then anywhere."""
     if len(block) <= limit:
         return [block]
+    units: list[tuple[str, str]] = []  # (what joins it to the unit before, its text)
+    for line in block.split("\n"):
+        if not line.strip():
+            continue
+        sentences = [line] if len(line) <= limit else _SENTENCE_END.split(line)
+        joiner = "\n"
+        for sentence in (s for s in sentences if s.strip()):
+            parts = (
+                [sentence]
+                if len(sentence) <= limit
+                else textwrap.wrap(sentence, limit, break_long_words=True, break_on_hyphens=False)
+            )
+            for part in parts:
+                units.append((joiner, part))
+                joiner = " "
     pieces: list[str] = []
     current = ""
-    for sentence in (s for s in _SENTENCE_END.split(block) if s.strip()):
-        parts = (
-            [sentence]
-            if len(sentence) <= limit
-            else textwrap.wrap(sentence, limit, break_long_words=True, break_on_hyphens=False)
-        )
-        for part in parts:
-            if current and len(current) + 1 + len(part) > limit:
-                pieces.append(current)
-                current = part
-            else:
-                current = f"{current} {part}" if current else part
+    for joiner, part in units:
+        if current and len(current) + 1 + len(part) > limit:
+            pieces.append(current)
+            current = part
+        else:
+            current = current + joiner + part if current else part
     if current:
         pieces.append(current)
     return pieces
@@ -551,7 +565,7 @@ def _markdown_blocks(text: str) -> list[tuple[tuple[str, ...], str, bool]]:
     """(heading trail, plain text, is a heading) for every top-level block, in order."""
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    tokens = MarkdownIt("commonmark").enable("table").parse(_FRONT_MATTER.sub("", text, count=1))
     trail: list[tuple[int, str]] = []
     out: list[tuple[tuple[str, ...], str, bool]] = []
     i = 0

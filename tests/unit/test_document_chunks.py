@@ -137,6 +137,21 @@ def test_long_sections_split_into_chunks_of_at_most_the_limit() -> None:
     assert [len(c.text) for c in pieces] == [CHUNK_CHARS, CHUNK_CHARS, 5]
 
 
+def test_long_code_keeps_its_lines_across_chunks() -> None:
+    lines = [f"step_{n:03d} = run(job, {n})" for n in range(100)]  # about 2,600 characters
+    chunks = chunk_markdown("# Script\n```python\n" + "\n".join(lines) + "\n```\n")
+    assert len(chunks) >= 4 and all(len(c.text) <= CHUNK_CHARS + 7 for c in chunks)
+    kept = [line for c in chunks for line in c.text.splitlines()]
+    assert kept == ["Script", *lines]
+
+
+def test_front_matter_is_metadata_but_a_leading_rule_is_not() -> None:
+    chunks = chunk_markdown("---\ntitle: Handbook\ntags: [hr]\n---\n# Office\nIn Lisbon.\n")
+    assert [(c.heading, c.text) for c in chunks] == [("Office", "Office\nIn Lisbon.")]
+    ruled = chunk_markdown("---\nJust a rule above.\n\nText.\n")
+    assert [c.text for c in ruled] == ["Just a rule above.\n\nText."]
+
+
 def test_small_paragraphs_pack_together_up_to_the_limit() -> None:
     paragraphs = [f"Paragraph number {n} of the notes." for n in range(60)]
     chunks = chunk_text("\n\n".join(paragraphs))
