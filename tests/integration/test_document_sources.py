@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import neo4j
 import pytest
 from click.testing import CliRunner
@@ -284,3 +285,26 @@ def test_cli_checks_every_file_before_writing_any(
         ingest_cli, ["docs", str(good), "--conversation", cid, "--json"], obj=memory.settings
     )
     assert json.loads(again.output)[0]["written"] == []
+
+
+def test_async_memory_adds_a_document_the_same_way(
+    memory: Memory, driver: neo4j.Driver, cid: str
+) -> None:
+    from kgmem.aio import AsyncMemory
+    from kgmem.store.async_driver import AsyncStore
+
+    async def main() -> tuple[Any, Any]:
+        amem = AsyncMemory(
+            AsyncStore.from_settings(memory.settings), memory.embedder, memory.settings
+        )
+        async with amem:
+            first = await amem.add_document(HANDBOOK, conversation_id=cid, source="handbook.md")
+            again = await amem.add_document(HANDBOOK, conversation_id=cid, source="handbook.md")
+        return first, again
+
+    first, again = anyio.run(main)
+    assert len(first.written) == 2 and (again.kept, again.written) == (2, [])
+    assert [t["source"] for t in _turns(driver, cid)] == [
+        "handbook.md#Team handbook > Office",
+        "handbook.md#Team handbook > Holidays",
+    ]
