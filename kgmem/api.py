@@ -20,7 +20,7 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput, NotSupported
-from kgmem.ingest.documents import Document, DocumentReport, load_document, plan_document
+from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.ingest.requests import RequestPolicy, topic_request
@@ -29,7 +29,7 @@ from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.engine import retriever_for
 from kgmem.retrieve.retriever import Retriever, SearchResult
-from kgmem.roles import DOCUMENT, check_roles, role_of
+from kgmem.roles import check_roles, role_of
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, await_search_indexes, rebuild_search_indexes
 from kgmem.turns import check_conversation_id, make_turn
@@ -378,60 +378,15 @@ class Memory:
             else load_document(path_or_text, source=source, observed_at=observed_at)
         )
         cid = conversation_id if conversation_id is not None else document.conversation_id
-        where = document.file or "<add_document>"
-        check_conversation_id(cid, file=where)
-        for n, chunk in enumerate(document.chunks):  # the one turn validator, before any write
-            make_turn(
-                cid,
-                document.local_id(chunk),
-                speaker=document.name,
-                text=chunk.text,
-                session=1,
-                index=n,
-                observed_at=document.observed_at,
-                file=where,
-            )
+        check_conversation_id(cid, file=document.file or "<add_document>")
         self._ensure_schema()
-        stored = self.store.read("read/document_turns", conversation_id=cid, document=document.key)
-        plan = plan_document(document, cid, [row["id"] for row in stored])
-        report = DocumentReport(
-            conversation_id=cid,
-            document=document.key,
-            name=document.name,
-            chunks=len(document.chunks),
-            kept=plan.kept,
-        )
-        if not plan:
-            return report
-        ingestor = self._ingestor("extracted", requests=False)
         self._invalidate(cid)
         try:
-            if plan.add:
-                added = ingestor.append(
-                    cid,
-                    [
-                        NewTurn(
-                            speaker=document.name,
-                            text=chunk.text,
-                            observed_at=document.observed_at,
-                            id=local,
-                            role=DOCUMENT,
-                            source=document.source_of(chunk),
-                            source_kind="document",
-                            document=document.key,
-                        )
-                        for local, chunk in plan.add
-                    ],
-                )
-                report.written = added.turn_ids
-                report.facts_written = added.facts_written
-            if plan.remove:
-                counts = ingestor.forget_turns(cid, list(plan.remove))
-                report.removed = list(plan.remove)
-                report.facts_removed = counts["facts"]
+            report = write_document(self._ingestor("extracted", requests=False), cid, document)
         finally:
             self._invalidate(cid)
-        report.bookmarks = self.store.bookmarks()
+        if report.written or report.removed:
+            report.bookmarks = self.store.bookmarks()
         return report
 
     def bookmarks(self) -> list[str]:

@@ -20,7 +20,8 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 @click.group()
 def ingest() -> None:
-    """Load conversations (or numbered fact lists) into the graph. Re-running changes nothing."""
+    """Load conversations, numbered fact lists or documents into the graph. Re-running changes
+    nothing."""
 
 
 def _run(

@@ -16,6 +16,9 @@ A PDF (``.pdf``, up to `MAX_PDF_BYTES`) is read with pypdf: the text layer of ea
 section per page with the trail ``page <n>``; an encrypted PDF is ``unreadable``, a damaged one
 ``undecodable``.
 
+Writing (`write_document`): only what changed, through the append and forget-turns paths of
+`kgmem.ingest.pipeline.Ingestor`.
+
 Structure. Markdown (``.md``, ``.markdown``, ...; and a text given as a string) is parsed with
 markdown-it-py (CommonMark plus tables; YAML front matter at the start is dropped): every
 heading opens a section whose *heading trail* is its heading and the headings above it
@@ -55,11 +58,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from kgmem.errors import DocumentRejected, MalformedInput
-from kgmem.turns import MAX_TURN_CHARS, check_unicode, turn_id
+from kgmem.ingest.pipeline import Ingestor, NewTurn
+from kgmem.roles import DOCUMENT
+from kgmem.turns import DOCUMENT_ID_PREFIX, MAX_TURN_CHARS, check_unicode, make_turn, turn_id
 
 __all__ = [
     "CHUNK_CHARS",
-    "DOCUMENT_ID_PREFIX",
     "MARKDOWN_SUFFIXES",
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_CHARS",
@@ -71,9 +75,9 @@ __all__ = [
     "chunk_markdown",
     "chunk_pages",
     "chunk_text",
-    "is_document_turn",
     "load_document",
     "plan_document",
+    "write_document",
 ]
 
 #: the longest chunk, in characters. The embedder (all-MiniLM-L6-v2) reads at most 256 word
@@ -100,9 +104,6 @@ MAX_PDF_BYTES = 20_000_000
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn"})
 """File suffixes parsed as Markdown; any other suffix is read as plain text."""
-
-DOCUMENT_ID_PREFIX = "doc-"
-"""Every document chunk's local turn id starts with this (`is_document_turn`)."""
 
 _PATH_SUFFIXES = MARKDOWN_SUFFIXES | {".txt", ".text", ".pdf"}
 _CONTROL_SHARE = 0.01  # more control characters than this share of the text: binary
@@ -232,11 +233,6 @@ class DocumentReport:
         return asdict(self)
 
 
-def is_document_turn(full_turn_id: str) -> bool:
-    """Whether a full turn id (``<conversation_id>:<local id>``) names a document chunk."""
-    return full_turn_id.partition(":")[2].startswith(DOCUMENT_ID_PREFIX)
-
-
 def plan_document(document: Document, conversation_id: str, stored: Sequence[str]) -> DocumentPlan:
     """Compare a document's chunks with the full turn ids stored for its key.
 
@@ -255,6 +251,71 @@ def plan_document(document: Document, conversation_id: str, stored: Sequence[str
     )
     remove = tuple(sorted(have - wanted.keys()))
     return DocumentPlan(add=add, remove=remove, kept=len(have & wanted.keys()))
+
+
+def write_document(ingestor: Ingestor, conversation_id: str, document: Document) -> DocumentReport:
+    """Write what changed of ``document`` in a conversation (`kgmem.api.Memory.add_document`).
+
+    Every chunk is first validated as a turn (`kgmem.turns.make_turn`, the one validator).
+    Then the stored chunk ids of the document's key are read (``read/document_turns``) and
+    compared (`plan_document`): nothing more happens when they match. Otherwise the new chunks
+    are appended (`Ingestor.append`, under the conversation lock, with extracted facts) and
+    then the chunks the document no longer has are forgotten (`Ingestor.forget_turns`, the
+    no-trace path of `kgmem.api.Memory.forget_turns`). The caller applies the schema and
+    invalidates its caches.
+
+    Returns:
+        the report (``bookmarks`` left for the caller).
+
+    Raises:
+        MalformedInput: a chunk that is not a valid turn (nothing is written).
+    """
+    cid = conversation_id
+    where = document.file or "<add_document>"
+    for n, chunk in enumerate(document.chunks):
+        make_turn(
+            cid,
+            document.local_id(chunk),
+            speaker=document.name,
+            text=chunk.text,
+            session=1,
+            index=n,
+            observed_at=document.observed_at,
+            file=where,
+        )
+    stored = ingestor.store.read("read/document_turns", conversation_id=cid, document=document.key)
+    plan = plan_document(document, cid, [row["id"] for row in stored])
+    report = DocumentReport(
+        conversation_id=cid,
+        document=document.key,
+        name=document.name,
+        chunks=len(document.chunks),
+        kept=plan.kept,
+    )
+    if plan.add:
+        added = ingestor.append(
+            cid,
+            [
+                NewTurn(
+                    speaker=document.name,
+                    text=chunk.text,
+                    observed_at=document.observed_at,
+                    id=local,
+                    role=DOCUMENT,
+                    source=document.source_of(chunk),
+                    source_kind="document",
+                    document=document.key,
+                )
+                for local, chunk in plan.add
+            ],
+        )
+        report.written = added.turn_ids
+        report.facts_written = added.facts_written
+    if plan.remove:
+        counts = ingestor.forget_turns(cid, list(plan.remove))
+        report.removed = list(plan.remove)
+        report.facts_removed = counts["facts"]
+    return report
 
 
 # --- reading -----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Where a hit comes from: a document chunk's ``source`` (``<document>#<heading trail>``,
 `kgmem.ingest.documents`) attached to the hits that are chunks.
 
-Only hits whose turn id is a document chunk's (`kgmem.ingest.documents.is_document_turn`) are
+Only hits whose turn id is a document chunk's (`kgmem.turns.is_document_turn`) are
 looked up, in one round trip of unique-id lookups (``read/turn_sources``), so a search whose
 hits are all chat turns reads nothing more.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgmem.ingest.documents import is_document_turn
 from kgmem.models import Hit
 from kgmem.store import Store
+from kgmem.turns import is_document_turn
 
 __all__ = ["with_sources"]
 

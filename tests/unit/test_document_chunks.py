@@ -17,11 +17,10 @@ from kgmem.ingest.documents import (
     MAX_PDF_BYTES,
     chunk_markdown,
     chunk_text,
-    is_document_turn,
     load_document,
     plan_document,
 )
-from kgmem.turns import turn_id
+from kgmem.turns import is_document_turn, turn_id
 
 
 def tiny_pdf(pages: list[str]) -> bytes:
