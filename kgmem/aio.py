@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ from kgmem.api import Memory
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import NotSupported
+from kgmem.ingest.documents import Document, DocumentReport
 from kgmem.ingest.pipeline import IngestReport
 from kgmem.models import ConversationRecord
 from kgmem.retrieve.config import EngineConfig
@@ -127,6 +129,25 @@ class AsyncMemory:
             observed_at=observed_at,
             roles=roles,
             requests=requests,
+        )
+
+    async def add_document(
+        self,
+        path_or_text: str | os.PathLike[str] | Document,
+        *,
+        conversation_id: str | None = None,
+        owner: str | None = None,
+        source: str | None = None,
+        observed_at: datetime | None = None,
+    ) -> DocumentReport:
+        """See `Memory.add_document` (the file is read in the worker thread)."""
+        return await self._run(
+            self.sync.add_document,
+            path_or_text,
+            conversation_id=conversation_id,
+            owner=owner,
+            source=source,
+            observed_at=observed_at,
         )
 
     async def search(

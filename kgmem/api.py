@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import os
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -18,7 +19,8 @@ from typing import Any
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
-from kgmem.errors import ConversationNotFound, MalformedInput
+from kgmem.errors import ConversationNotFound, MalformedInput, NotSupported
+from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.ingest.requests import RequestPolicy, topic_request
@@ -319,6 +321,73 @@ class Memory:
             return report
         finally:
             self._invalidate(conversation_id)
+
+    def add_document(
+        self,
+        path_or_text: str | os.PathLike[str] | Document,
+        *,
+        conversation_id: str | None = None,
+        owner: str | None = None,
+        source: str | None = None,
+        observed_at: datetime | None = None,
+    ) -> DocumentReport:
+        """Add a Markdown, plain-text or PDF document as turns: one per chunk of a section, spoken
+        by the document, with ``source`` = ``<document>#<heading trail>`` on the turn and on
+        every search hit of it (docs/documents.md, `kgmem.ingest.documents`).
+
+        Facts are extracted from the chunks and cite them like any turn's; the chunks have the
+        ``document`` role (`kgmem.roles.DOCUMENT`), so they never make a memory request and are
+        never "the user". Adding the same document again writes nothing when it is unchanged;
+        when it changed, the chunks whose heading and text are unchanged stay as they are, new
+        chunks are appended, and the chunks it no longer has are forgotten with their facts
+        exactly like `forget_turns` (no trace of their text; the conversation's facts are
+        derived again, so a value a removed chunk superseded is current again). The new
+        chunks are written first, then the old ones forgotten: a crash in between leaves both
+        (never neither), and adding the document again completes the swap.
+
+        Args:
+            path_or_text: a file path, the document's text (see
+                `kgmem.ingest.documents.load_document` for how a string is told apart), or a
+                `Document` already loaded.
+            conversation_id: the conversation to add it to (a chat's id, to search it with that
+                chat); default ``doc-<file name>``.
+            owner: reserved for owners (a user's memory across threads); not supported yet.
+            source: the document's name and identity instead of its path (give one with a text,
+                so that re-adding a changed text replaces it). Ignored for a `Document`.
+            observed_at: when its chunks were observed (timezone-aware); default the file's
+                modification time, or now for a text. Ignored for a `Document`.
+
+        Returns:
+            a `DocumentReport`: chunks kept, written and removed, facts written and removed.
+
+        Raises:
+            DocumentRejected: the file is too large, binary, undecodable, unreadable or empty,
+                or a PDF without the ``pdf`` extra; nothing is written.
+            MalformedInput: an empty ``source``, a naive ``observed_at`` or a ``:`` in the
+                conversation id; nothing is written.
+            NotSupported: ``owner`` is given.
+        """
+        if owner is not None:
+            raise NotSupported(
+                "add_document(owner=...) needs owners on add_turns, which this build does not "
+                "have yet; add the document to a conversation (conversation_id=...) instead"
+            )
+        document = (
+            path_or_text
+            if isinstance(path_or_text, Document)
+            else load_document(path_or_text, source=source, observed_at=observed_at)
+        )
+        cid = conversation_id if conversation_id is not None else document.conversation_id
+        check_conversation_id(cid, file=document.file or "<add_document>")
+        self._ensure_schema()
+        self._invalidate(cid)
+        try:
+            report = write_document(self._ingestor("extracted", requests=False), cid, document)
+        finally:
+            self._invalidate(cid)
+        if report.written or report.removed:
+            report.bookmarks = self.store.bookmarks()
+        return report
 
     def bookmarks(self) -> list[str]:
         """Neo4j bookmarks of this memory's writes so far (opaque strings; see `use_bookmarks`)."""

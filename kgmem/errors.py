@@ -5,6 +5,7 @@ KgmemError
 ├── ConfigError                  a setting is missing or invalid
 ├── InputError                   bad input data; names file / conversation / turn / line
 │   ├── MalformedInput           unparseable JSON, wrong types, missing fields
+│   │   └── DocumentRejected     a document too large, binary, unreadable or undecodable
 │   └── DateParseError           a session or fact date that cannot be parsed
 ├── StoreError                   anything between kgmem and Neo4j
 │   ├── Neo4jUnavailable         no server at the URI (says how to start one)
@@ -32,6 +33,7 @@ __all__ = [
     "ConfigError",
     "ConversationNotFound",
     "DateParseError",
+    "DocumentRejected",
     "IndexNotOnline",
     "InputError",
     "KgmemError",
@@ -89,6 +91,22 @@ class InputError(KgmemError):
 
 class MalformedInput(InputError):
     """Unparseable JSON, wrong types or missing fields."""
+
+
+class DocumentRejected(MalformedInput):
+    """A document that `kgmem.api.Memory.add_document` refuses as a whole: nothing of it is
+    written.
+
+    Args:
+        message: what is wrong and what to do.
+        kind: ``too_large``, ``binary``, ``undecodable``, ``unreadable``, ``empty`` or
+            ``unsupported`` (a format this build does not read, such as PDF).
+        file: the file (or the ``source`` of a text), if any.
+    """
+
+    def __init__(self, message: str, *, kind: str, file: str | None = None) -> None:
+        self.kind = kind
+        super().__init__(message, file=file)
 
 
 class DateParseError(InputError):

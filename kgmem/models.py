@@ -26,6 +26,7 @@ __all__ = [
     "Modality",
     "QuestionRecord",
     "SessionRecord",
+    "SourceKind",
     "TimeInterval",
     "TurnRecord",
 ]
@@ -36,6 +37,8 @@ Modality = Literal["asserted", "negated", "hypothetical", "planned", "question",
 """How a fact's clause holds its content (see `kgmem.ingest.modality`). Only ``asserted`` and
 ``negated`` facts take part in current values."""
 Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
+SourceKind = Literal["document"]
+"""The kind of a turn's source when it is not a chat (`TurnRecord.source_kind`)."""
 
 
 def _aware(value: datetime) -> datetime:
@@ -64,6 +67,13 @@ class TurnRecord(_Record):
             ``tool``, or None for a named speaker with no role (LoCoMo).
         request: the turn is a memory request (`kgmem.ingest.requests`): stored, never a
             source of facts, never an answer.
+        source: where the turn's text comes from, for turns that are not said in a chat: a
+            document chunk's ``<document>#<heading trail>`` (`kgmem.ingest.documents`); None
+            for a chat turn.
+        source_kind: the kind of source: ``document`` for a document chunk, None for a chat
+            turn.
+        document: a document chunk's document key (its resolved path, or the ``source`` given
+            to `kgmem.api.Memory.add_document`); None for a chat turn.
     """
 
     id: str
@@ -76,6 +86,9 @@ class TurnRecord(_Record):
     observed_at: datetime
     role: Role | None = None
     request: bool = False
+    source: str | None = None
+    source_kind: SourceKind | None = None
+    document: str | None = None
 
     _check_tz = field_validator("observed_at")(_aware)
 
@@ -202,6 +215,8 @@ class Hit(BaseModel):
         score: the final score (sum of ``terms``); cosine terms lie in [-1, 1].
         terms: each scorer term's value, e.g. ``{"cosine": 0.41, "fact": 0.12}``.
         trace: provenance: which generator brought the turn in, fact ids, hop path, event times.
+        source: for a document chunk, its ``<document>#<heading trail>``
+            (`kgmem.ingest.documents`); None for a chat turn.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -214,3 +229,4 @@ class Hit(BaseModel):
     score: float
     terms: dict[str, float] = Field(default_factory=dict)
     trace: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None

@@ -8,6 +8,11 @@ conversation treats what that speaker said:
 - ``assistant``: the agent; what it says (suggestions, acknowledgements) is its own, never a
   fact about the user.
 - ``system`` and ``tool``: instructions and tool output; never facts about the user.
+- ``document``: a chunk of a document (`kgmem.api.Memory.add_document`). Its facts are
+  extracted and cited like a named speaker's, it is never "the user", and it never makes a
+  memory request. Only `add_document` sets it: it is not in `ROLES`, so no ``roles=`` mapping,
+  chat file or ``KGMEM_REQUEST_ROLES`` can name it, and a speaker called "document" is an
+  ordinary speaker.
 
 A speaker's role comes from an explicit mapping (``roles={"Priya": "user"}`` on
 `kgmem.api.Memory.add_turns` / ``add_conversation``, or the chat format's ``roles`` object)
@@ -23,11 +28,15 @@ from typing import Literal, get_args
 
 from kgmem.errors import MalformedInput
 
-__all__ = ["ROLES", "Role", "check_roles", "role_of"]
+__all__ = ["DOCUMENT", "ROLES", "Role", "SpeakerRole", "check_roles", "role_of"]
 
-Role = Literal["user", "assistant", "system", "tool"]
-ROLES: tuple[str, ...] = get_args(Role)
-"""The four role names (the chat-completion roles of OpenAI-style APIs)."""
+SpeakerRole = Literal["user", "assistant", "system", "tool"]
+Role = Literal[SpeakerRole, "document"]
+ROLES: tuple[str, ...] = get_args(SpeakerRole)
+"""The four role names a caller gives speakers (the chat-completion roles of OpenAI-style
+APIs)."""
+DOCUMENT: Role = "document"
+"""The role of a document's chunks (see the module docstring)."""
 
 
 def check_roles(roles: Mapping[str, str] | None) -> dict[str, Role]:

@@ -21,9 +21,11 @@ from kgmem.errors import MalformedInput
 from kgmem.models import TurnRecord
 
 __all__ = [
+    "DOCUMENT_ID_PREFIX",
     "MAX_TURN_CHARS",
     "check_conversation_id",
     "check_unicode",
+    "is_document_turn",
     "make_turn",
     "turn_id",
     "turn_text",
@@ -71,6 +73,15 @@ def check_conversation_id(cid: str, *, file: str) -> None:
             file=file,
             conversation_id=cid,
         )
+
+
+DOCUMENT_ID_PREFIX = "doc-"
+"""Every document chunk's local turn id starts with this (`kgmem.ingest.documents`)."""
+
+
+def is_document_turn(full_turn_id: str) -> bool:
+    """Whether a full turn id (``<conversation_id>:<local id>``) names a document chunk."""
+    return full_turn_id.partition(":")[2].startswith(DOCUMENT_ID_PREFIX)
 
 
 def turn_id(conversation_id: str, local: str) -> str:

@@ -2,7 +2,9 @@
 // tenant token of the fulltext index (kgmem.store.tenant). Bumps the Conversation's version.
 // `role` is the speaker's role (user/assistant/system/tool, null for a named speaker);
 // `request` is true on a memory-request turn (kgmem.ingest.requests), null otherwise.
-// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, embedding}]
+// `source` ('<document>#<heading trail>'), `source_kind` ('document') and `document` (the
+// document key) are set on a document chunk (kgmem.ingest.documents), null on a chat turn.
+// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, embedding}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
@@ -16,7 +18,10 @@ SET t.tk = row.tk,
     t.text = row.text,
     t.observed_at = row.observed_at,
     t.role = row.role,
-    t.request = row.request
+    t.request = row.request,
+    t.source = row.source,
+    t.source_kind = row.source_kind,
+    t.document = row.document
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
 WITH t, row

@@ -1,7 +1,8 @@
-"""``kgmem ingest locomo|chat|facts``: the write path from files."""
+"""``kgmem ingest locomo|chat|facts|docs``: the write path from files."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -19,7 +20,8 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 @click.group()
 def ingest() -> None:
-    """Load conversations (or numbered fact lists) into the graph. Re-running changes nothing."""
+    """Load conversations, numbered fact lists or documents into the graph. Re-running changes
+    nothing."""
 
 
 def _run(
@@ -160,3 +162,83 @@ def ingest_facts(
     from kgmem.ingest.numbered import load_numbered
 
     _run(ctx, load_numbered(file, conversation_id=conversation_id), "extracted", quiet, as_json)
+
+
+def _document_paths(paths: tuple[Path, ...]) -> list[Path]:
+    """The files named, a directory standing for its Markdown and text files (recursive)."""
+    from kgmem.ingest.documents import MARKDOWN_SUFFIXES
+
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out.extend(
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file() and p.suffix.lower() in MARKDOWN_SUFFIXES | {".txt", ".text"}
+            )
+        else:
+            out.append(path)
+    return list(dict.fromkeys(out))
+
+
+@ingest.command("docs")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--conversation",
+    "conversation_id",
+    help="Conversation to add them to, e.g. a chat's id (default: doc-<file name> each).",
+)
+@click.option(
+    "--source",
+    help="The document's name instead of its path (one file only; re-ingest matches on it).",
+)
+@click.option(
+    "--observed-at",
+    "observed_at",
+    type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"]),
+    default=None,
+    help="When the documents were observed (ISO 8601; naive = UTC; default: each file's "
+    "modification time).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def ingest_docs(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    conversation_id: str | None,
+    source: str | None,
+    observed_at: datetime | None,
+    as_json: bool,
+) -> None:
+    """Ingest Markdown, plain-text and PDF documents (a directory: its .md/.markdown/.txt files;
+    PDF needs the pdf extra):
+    each section's chunks become turns spoken by the document, with source FILE#HEADING on
+    every hit (docs/documents.md). Every file is read and checked before anything is written;
+    re-ingesting replaces only changed chunks, and an unchanged file writes nothing."""
+    from datetime import UTC
+
+    from kgmem.ingest.documents import load_document
+
+    files = _document_paths(paths)
+    if source is not None and len(files) != 1:
+        raise click.UsageError("--source names one document: give exactly one file")
+    if observed_at is not None and observed_at.tzinfo is None:
+        observed_at = observed_at.replace(tzinfo=UTC)
+    documents = [load_document(f, source=source, observed_at=observed_at) for f in files]
+    with memory_from(ctx) as memory:
+        reports = [memory.add_document(d, conversation_id=conversation_id) for d in documents]
+    if as_json:
+        click.echo(dump_json([r.as_dict() for r in reports]))
+        return
+    table = Table("document", "conversation", "chunks", "kept", "written", "removed", "facts")
+    for r in reports:
+        table.add_row(
+            r.name,
+            r.conversation_id,
+            str(r.chunks),
+            str(r.kept),
+            str(len(r.written)),
+            str(len(r.removed)),
+            str(r.facts_written),
+        )
+    console.print(table)

@@ -22,6 +22,8 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
             f"{rank:>2}. {hit.turn_id}  session {hit.session}"
             f" · {hit.observed_at:%Y-%m-%d %H:%M} UTC · {hit.speaker} · score {hit.score:.3f}"
         )
+        if hit.source is not None:
+            console.print(f"    source: {hit.source}", markup=False)
         console.print(f"    {hit.text}")
         when = hit.trace.get("event_time")
         if when:

@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
         ),
         "Settings, the typed error tree, the pydantic records that cross module boundaries, "
         "the id rules and the one place a turn record is validated (`turns`), the speaker "
-        "roles (`roles`: user, assistant, system, tool), the relation "
+        "roles (`roles`: user, assistant, system, tool; and a document's chunks), the relation "
         "lexicon (`lexicon`, a data file), the sentence embedder shared by both paths, and the "
         "one grammar of time. Imports nothing of kgmem above it.",
     ),
@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
         "ingest",
         ("kgmem.ingest",),
         "The write path: loaders (LoCoMo, the generic chat format, numbered fact lists) turn "
-        "files into conversation records; extractors (spaCy clauses, lexicon statements) build "
+        "files into conversation records, and documents (Markdown, plain text) into chunks; extractors (spaCy clauses, lexicon statements) build "
         "facts citing their turns; entities, dates, supersession keys and events; the writer "
         "and the pipeline that batches it all into idempotent MERGE writes.",
     ),

@@ -77,6 +77,7 @@ from kgmem.models import (
     EventRecord,
     FactRecord,
     SessionRecord,
+    SourceKind,
     TimeInterval,
     TurnRecord,
 )
@@ -144,6 +145,8 @@ class NewTurn:
         observed_at: timezone-aware.
         id: the caller's local id, or None for a default ``t<index>``.
         session: session number, or None for the conversation's last session (1 if new).
+        role / request: as on `kgmem.models.TurnRecord`.
+        source / source_kind / document: a document chunk's provenance (`TurnRecord`).
     """
 
     speaker: str
@@ -153,6 +156,9 @@ class NewTurn:
     session: int | None = None
     role: Role | None = None
     request: bool = False
+    source: str | None = None
+    source_kind: SourceKind | None = None
+    document: str | None = None
 
 
 class AppendHook(Protocol):
@@ -225,6 +231,9 @@ def allocate_turns(
                 observed_at=turn.observed_at.astimezone(UTC),
                 role=turn.role,
                 request=turn.request,
+                source=turn.source,
+                source_kind=turn.source_kind,
+                document=turn.document,
             )
         )
     return out

@@ -28,6 +28,7 @@ from kgmem.retrieve.chain import ChainResult, StoreFactSource
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext
 from kgmem.retrieve.plan import QueryPlan
+from kgmem.retrieve.sources import with_sources
 from kgmem.store import Store
 from kgmem.turns import check_unicode
 
@@ -212,6 +213,7 @@ class Retriever(ABC):
         params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
         request = Request(query, conversation_id, k, as_of, asked_by, params)
         ranking = self._rank(request)
+        ranking.hits = with_sources(self.store, ranking.hits[:k])  # document chunks' file#heading
         t_end = time.perf_counter()
         timings = {
             "embed": round((t_embed - t0) * 1000, 3),

@@ -29,15 +29,18 @@ Row = dict[str, Any]
 
 
 class StoreTiming:
-    """Accumulates wall time spent in Neo4j round trips (ms), for benchmarks."""
+    """Accumulates wall time spent in Neo4j round trips (ms), for benchmarks, and counts the
+    write transactions run (``writes``: what an unchanged re-ingest must leave alone)."""
 
     def __init__(self) -> None:
         self.ms = 0.0
         self.round_trips = 0
+        self.writes = 0
 
     def reset(self) -> None:
         self.ms = 0.0
         self.round_trips = 0
+        self.writes = 0
 
 
 class Store:
@@ -137,6 +140,7 @@ class Store:
 
     def run_write(self, work: Callable[[ManagedTransaction], T]) -> T:
         """Run ``work`` in a managed write transaction (retried on transient errors)."""
+        self.timing.writes += 1
         return self._call(lambda: self._session().execute_write(work))
 
     def _session(self) -> _AutoClosingSession:

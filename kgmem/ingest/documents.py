@@ -1,0 +1,710 @@
+"""Documents as sources: a Markdown, plain-text or PDF file (or a text) read, checked and split into
+sections and chunks that become turns (`kgmem.api.Memory.add_document`, ``kgmem ingest docs``).
+
+Reading. A file is read whole as UTF-8 (a byte-order mark is dropped) and refused as a whole,
+before anything is written, with one `kgmem.errors.DocumentRejected` when it is
+
+- ``too_large``: over `MAX_DOCUMENT_CHARS` characters (or `MAX_DOCUMENT_BYTES` bytes on disk);
+- ``binary``: it holds a NUL byte, or more than one control character in 100 (UTF-16 text is
+  refused this way too: save it as UTF-8);
+- ``undecodable``: not valid UTF-8;
+- ``unreadable``: missing, a directory, or not permitted;
+- ``empty``: nothing but whitespace (or a PDF without a text layer);
+- ``unsupported``: a PDF when pypdf (the ``pdf`` extra) is not installed.
+
+A PDF (``.pdf``, up to `MAX_PDF_BYTES`) is read with pypdf: the text layer of each page, one
+section per page with the trail ``page <n>``; an encrypted PDF is ``unreadable``, a damaged one
+``undecodable``.
+
+Writing (`write_document`): only what changed, through the append and forget-turns paths of
+`kgmem.ingest.pipeline.Ingestor`.
+
+Structure. Markdown (``.md``, ``.markdown``, ...; and a text given as a string) is parsed with
+markdown-it-py (CommonMark plus tables; YAML front matter at the start is dropped): every
+heading opens a section whose *heading trail* is its heading and the headings above it
+(``Install > Linux``). A plain-text file (any other suffix) is one section of paragraphs
+(blank-line separated). Each top-level block (paragraph, list, table, code block, quote) becomes
+plain text: inline markup, link targets and HTML tags are dropped, list items keep a ``-`` or
+``1.`` marker, table rows join their cells with ``|``, code keeps its lines. A heading with no
+text of its own under it (directly followed by a subheading) makes no chunk; it stays in its
+subsections' trails.
+
+Chunks. A section's blocks are packed in order into chunks of at most `CHUNK_CHARS` characters
+(the section's heading is the first line of its first chunk); a block longer than that is split
+at line breaks, then sentence ends, then spaces. Each chunk is one turn:
+
+- ``speaker`` = the document's name (the file name, or the last part of ``source``);
+- ``source`` = ``<document>#<heading trail>`` (just ``<document>`` before the first heading);
+- ``role`` = ``document`` (`kgmem.roles.DOCUMENT`: facts are extracted and cited, never a
+  memory request);
+- ``observed_at`` = the time given, else the file's modification time (UTC), else now;
+- the turn id is ``doc-<document hash>-<chunk hash>``: the chunk hash covers the heading trail
+  and the text, so re-ingesting a changed file keeps the chunks whose text and heading are
+  unchanged and replaces only the others (`plan_document`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import textwrap
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from kgmem.errors import DocumentRejected, MalformedInput
+from kgmem.ingest.pipeline import Ingestor, NewTurn
+from kgmem.roles import DOCUMENT
+from kgmem.turns import DOCUMENT_ID_PREFIX, MAX_TURN_CHARS, check_unicode, make_turn, turn_id
+
+__all__ = [
+    "CHUNK_CHARS",
+    "MARKDOWN_SUFFIXES",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_DOCUMENT_CHARS",
+    "MAX_PDF_BYTES",
+    "Chunk",
+    "Document",
+    "DocumentPlan",
+    "DocumentReport",
+    "chunk_markdown",
+    "chunk_pages",
+    "chunk_text",
+    "load_document",
+    "plan_document",
+    "write_document",
+]
+
+#: the longest chunk, in characters. The embedder (all-MiniLM-L6-v2) reads at most 256 word
+#: pieces of a text and ignores the rest; technical Markdown runs at about 3.4 characters a word
+#: piece (measured with its tokenizer on docs/design.md and docs/retrieval.md: 17,292
+#: characters, 5,055 pieces), so 800 characters (about 235 pieces) is the most a chunk can hold
+#: with every word of it seen by dense retrieval. Chat turns, which the read path is tuned on,
+#: are shorter still.
+CHUNK_CHARS = 800
+
+#: the longest document accepted, in characters: the same budget as one turn
+#: (`kgmem.turns.MAX_TURN_CHARS`, 200,000). Every chunk goes through fact extraction at ingest
+#: (about a minute per 100,000 characters), and a re-ingest that replaces a chunk derives the
+#: conversation's facts again (`Memory.forget_turns`). Split a longer document into files.
+MAX_DOCUMENT_CHARS = MAX_TURN_CHARS
+
+#: the largest file read, in bytes: UTF-8 takes at most 4 bytes a character, so a larger file
+#: cannot be under `MAX_DOCUMENT_CHARS`; it is refused without being read.
+MAX_DOCUMENT_BYTES = 4 * MAX_DOCUMENT_CHARS
+
+#: the largest PDF read, in bytes: a PDF holds fonts and images besides its text, so its file
+#: is larger than its text; the text extracted from it has the `MAX_DOCUMENT_CHARS` limit.
+MAX_PDF_BYTES = 20_000_000
+
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn"})
+"""File suffixes parsed as Markdown; any other suffix is read as plain text."""
+
+_PATH_SUFFIXES = MARKDOWN_SUFFIXES | {".txt", ".text", ".pdf"}
+_CONTROL_SHARE = 0.01  # more control characters than this share of the text: binary
+_ALLOWED_CONTROLS = frozenset("\t\n\r\f\v")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+#: YAML front matter (Jekyll, Hugo, MkDocs): metadata, not text, at the very start of a file
+_FRONT_MATTER = re.compile(
+    r"\A---[ \t]*\n[\w-]+[ \t]*:.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL
+)
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_TRAIL_SEP = " > "
+
+Format = Literal["markdown", "text", "pdf"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk of a document, in document order.
+
+    Attributes:
+        trail: the heading trail, outermost first (empty before the first heading or in a
+            plain-text file).
+        text: the chunk's plain text (at most about `CHUNK_CHARS` characters).
+        digest: hex SHA-256 prefix of the trail and the text (what re-ingest compares).
+        occurrence: 1 for the first chunk of this digest in the document, 2 for a repeat, ...
+    """
+
+    trail: tuple[str, ...]
+    text: str
+    digest: str
+    occurrence: int = 1
+
+    @property
+    def heading(self) -> str:
+        """The trail as one string (``Install > Linux``; empty if none)."""
+        return _TRAIL_SEP.join(self.trail)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document read and chunked, not yet written.
+
+    Attributes:
+        key: its identity within a conversation: the ``source`` given, else the file's resolved
+            path (POSIX), else ``text-<hash>`` of the text. Re-ingest replaces the chunks of the
+            same key.
+        name: the speaker of its chunks (the file name, or the last part of ``source``;
+            ``document`` for a text without one).
+        format: ``markdown``, ``text`` or ``pdf``.
+        observed_at: when its chunks were observed (timezone-aware, UTC).
+        chunks: in document order (at least one).
+        file: the file read, if any (named in errors).
+    """
+
+    key: str
+    name: str
+    format: Format
+    observed_at: datetime
+    chunks: tuple[Chunk, ...]
+    file: str | None = None
+
+    @property
+    def conversation_id(self) -> str:
+        """The default conversation of the document: ``doc-<name>`` (``:`` becomes ``-``, which
+        a conversation id may not contain). Two files of one name share it; their chunks stay
+        apart by key."""
+        return "doc-" + self.name.replace(":", "-")
+
+    def source_of(self, chunk: Chunk) -> str:
+        """``<key>#<heading trail>``, or the key alone for a chunk before any heading."""
+        return f"{self.key}#{chunk.heading}" if chunk.trail else self.key
+
+    def local_id(self, chunk: Chunk) -> str:
+        """The chunk's local turn id: ``doc-<key hash>-<chunk digest>[-<occurrence>]``."""
+        key = hashlib.sha256(self.key.encode("utf-8")).hexdigest()[:8]
+        tail = f"-{chunk.occurrence}" if chunk.occurrence > 1 else ""
+        return f"{DOCUMENT_ID_PREFIX}{key}-{chunk.digest}{tail}"
+
+
+@dataclass(frozen=True)
+class DocumentPlan:
+    """What a (re-)ingest of a document changes in one conversation.
+
+    Attributes:
+        add: chunks not stored yet, in document order, with their local ids.
+        remove: full turn ids of stored chunks the document no longer has.
+        kept: how many stored chunks stay as they are.
+    """
+
+    add: tuple[tuple[str, Chunk], ...]
+    remove: tuple[str, ...]
+    kept: int
+
+    def __bool__(self) -> bool:
+        return bool(self.add or self.remove)
+
+
+@dataclass
+class DocumentReport:
+    """What one `kgmem.api.Memory.add_document` did (all zeros and empty lists when the
+    document was unchanged: nothing was written).
+
+    Attributes:
+        conversation_id / document / name: where it went, its key and its speaker.
+        chunks: how many chunks it has now.
+        kept: chunks already stored unchanged (not rewritten).
+        written: full ids of the chunks written now, in document order.
+        removed: full ids of stored chunks it no longer has, forgotten with their facts.
+        facts_written: facts extracted from the written chunks.
+        facts_removed: facts deleted with the removed chunks (the conversation's extracted
+            facts are then derived again from the turns that remain).
+        bookmarks: Neo4j bookmarks of the writes (see `kgmem.api.Memory.use_bookmarks`).
+    """
+
+    conversation_id: str
+    document: str
+    name: str
+    chunks: int
+    kept: int = 0
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    facts_written: int = 0
+    facts_removed: int = 0
+    bookmarks: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def plan_document(document: Document, conversation_id: str, stored: Sequence[str]) -> DocumentPlan:
+    """Compare a document's chunks with the full turn ids stored for its key.
+
+    Args:
+        document: as read now.
+        conversation_id: the conversation it goes into.
+        stored: full ids of the turns the conversation holds for ``document.key``.
+
+    Returns:
+        the plan; empty (false) when the document is unchanged.
+    """
+    have = set(stored)
+    wanted = {turn_id(conversation_id, document.local_id(c)): c for c in document.chunks}
+    add = tuple(
+        (full.partition(":")[2], chunk) for full, chunk in wanted.items() if full not in have
+    )
+    remove = tuple(sorted(have - wanted.keys()))
+    return DocumentPlan(add=add, remove=remove, kept=len(have & wanted.keys()))
+
+
+def write_document(ingestor: Ingestor, conversation_id: str, document: Document) -> DocumentReport:
+    """Write what changed of ``document`` in a conversation (`kgmem.api.Memory.add_document`).
+
+    Every chunk is first validated as a turn (`kgmem.turns.make_turn`, the one validator).
+    Then the stored chunk ids of the document's key are read (``read/document_turns``) and
+    compared (`plan_document`): nothing more happens when they match. Otherwise the new chunks
+    are appended (`Ingestor.append`, under the conversation lock, with extracted facts) and
+    then the chunks the document no longer has are forgotten (`Ingestor.forget_turns`, the
+    no-trace path of `kgmem.api.Memory.forget_turns`). The caller applies the schema and
+    invalidates its caches.
+
+    Returns:
+        the report (``bookmarks`` left for the caller).
+
+    Raises:
+        MalformedInput: a chunk that is not a valid turn (nothing is written).
+    """
+    cid = conversation_id
+    where = document.file or "<add_document>"
+    for n, chunk in enumerate(document.chunks):
+        make_turn(
+            cid,
+            document.local_id(chunk),
+            speaker=document.name,
+            text=chunk.text,
+            session=1,
+            index=n,
+            observed_at=document.observed_at,
+            file=where,
+        )
+    stored = ingestor.store.read("read/document_turns", conversation_id=cid, document=document.key)
+    plan = plan_document(document, cid, [row["id"] for row in stored])
+    report = DocumentReport(
+        conversation_id=cid,
+        document=document.key,
+        name=document.name,
+        chunks=len(document.chunks),
+        kept=plan.kept,
+    )
+    if plan.add:
+        added = ingestor.append(
+            cid,
+            [
+                NewTurn(
+                    speaker=document.name,
+                    text=chunk.text,
+                    observed_at=document.observed_at,
+                    id=local,
+                    role=DOCUMENT,
+                    source=document.source_of(chunk),
+                    source_kind="document",
+                    document=document.key,
+                )
+                for local, chunk in plan.add
+            ],
+        )
+        report.written = added.turn_ids
+        report.facts_written = added.facts_written
+    if plan.remove:
+        counts = ingestor.forget_turns(cid, list(plan.remove))
+        report.removed = list(plan.remove)
+        report.facts_removed = counts["facts"]
+    return report
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def load_document(
+    path_or_text: str | os.PathLike[str],
+    *,
+    source: str | None = None,
+    observed_at: datetime | None = None,
+) -> Document:
+    """Read, check and chunk a document (nothing is written).
+
+    Args:
+        path_or_text: a path (`os.PathLike`, or a one-line string that names an existing file
+            or ends in ``.md`` / ``.markdown`` / ``.txt`` / ``.text`` / ``.pdf``), else the
+            document's text itself (Markdown unless ``source`` ends in a non-Markdown suffix).
+        source: the document's name and key instead of its path (give one for a text, so that
+            re-ingesting a changed text replaces it).
+        observed_at: when it was observed (timezone-aware); default the file's modification
+            time, or now for a text.
+
+    Returns:
+        the `Document`.
+
+    Raises:
+        DocumentRejected: the file is too large, binary, undecodable, unreadable or empty, or
+            a PDF without the ``pdf`` extra (the module docstring lists the rules).
+        MalformedInput: an empty ``source``, or a naive ``observed_at``.
+    """
+    if source is not None and (not isinstance(source, str) or not source.strip()):
+        raise MalformedInput("a document's source must be a non-empty string")
+    if observed_at is not None and (
+        not isinstance(observed_at, datetime) or observed_at.utcoffset() is None
+    ):
+        raise MalformedInput("observed_at must be a timezone-aware datetime", file=source)
+    path = _as_path(path_or_text)
+    pages: list[str] | None = None
+    if path is not None:
+        suffix = path.suffix.lower()
+        if suffix == ".pdf":
+            pages, mtime = _read_pdf(path)
+            text = ""
+        else:
+            text, mtime = _read_file(path)
+        key = source.strip() if source else path.resolve().as_posix()
+        fmt: Format = (
+            "pdf" if pages is not None else "markdown" if suffix in MARKDOWN_SUFFIXES else "text"
+        )
+        name = PurePosixPath(source.strip()).name if source else path.name
+        file: str | None = str(path)
+        when = observed_at or mtime
+    else:
+        assert isinstance(path_or_text, str)
+        file = source.strip() if source else None
+        text = _check_text(path_or_text, file)
+        key = file or f"text-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+        suffix = PurePosixPath(file).suffix.lower() if file else ""
+        fmt = "text" if suffix and suffix not in MARKDOWN_SUFFIXES else "markdown"
+        name = PurePosixPath(file).name if file else "document"
+        when = observed_at or datetime.now(UTC)
+    if pages is not None:
+        chunks = chunk_pages(pages)
+    else:
+        chunks = chunk_markdown(text) if fmt == "markdown" else chunk_text(text)
+    if not chunks:
+        raise DocumentRejected(
+            "the document has no text (only headings, markup or whitespace; a PDF without a "
+            "text layer, such as a scan, has none)",
+            kind="empty",
+            file=file,
+        )
+    return Document(
+        key=key,
+        name=name or key,
+        format=fmt,
+        observed_at=when.astimezone(UTC),
+        chunks=tuple(chunks),
+        file=file,
+    )
+
+
+def _as_path(value: str | os.PathLike[str]) -> Path | None:
+    if isinstance(value, os.PathLike):
+        return Path(value)
+    if not isinstance(value, str):
+        raise MalformedInput(
+            f"a document is a path or a string of text, not {type(value).__name__}"
+        )
+    if "\n" in value or not value.strip() or len(value) > 4096:
+        return None
+    candidate = Path(value.strip())
+    if candidate.suffix.lower() in _PATH_SUFFIXES:
+        return candidate
+    try:
+        return candidate if candidate.is_file() else None
+    except OSError:  # a name too long for the file system is text
+        return None
+
+
+def _read_bytes(path: Path, limit: int, name: str) -> tuple[bytes, datetime]:
+    """The file's bytes and modification time (UTC), refused unread when over ``limit``."""
+    where = str(path)
+    try:
+        info = path.stat()
+        if not path.is_file():
+            raise DocumentRejected("not a regular file", kind="unreadable", file=where)
+        if info.st_size > limit:
+            raise DocumentRejected(
+                f"the file has {info.st_size:,} bytes, over the limit of {limit:,} "
+                f"(kgmem.ingest.documents.{name}); split it",
+                kind="too_large",
+                file=where,
+            )
+        return path.read_bytes(), datetime.fromtimestamp(info.st_mtime, UTC)
+    except OSError as exc:
+        raise DocumentRejected(
+            f"cannot read the file: {exc.strerror or exc}", kind="unreadable", file=where
+        ) from exc
+
+
+def _read_pdf(path: Path) -> tuple[list[str], datetime]:
+    """The checked text of each page of a PDF (pypdf, the ``pdf`` extra) and its time."""
+    where = str(path)
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ImportError as exc:
+        raise DocumentRejected(
+            "reading PDF needs the pdf extra (pip install 'kgmem[pdf]'); or convert it to "
+            "Markdown or text",
+            kind="unsupported",
+            file=where,
+        ) from exc
+    data, mtime = _read_bytes(path, MAX_PDF_BYTES, "MAX_PDF_BYTES")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise DocumentRejected(
+                "the PDF is encrypted; save an unencrypted copy", kind="unreadable", file=where
+            )
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except (PyPdfError, ValueError, KeyError, TypeError) as exc:  # what pypdf raises on junk
+        raise DocumentRejected(
+            f"not a readable PDF ({type(exc).__name__}: {exc})", kind="undecodable", file=where
+        ) from exc
+    _check_text("\n\n".join(pages) or " ", where, allow_empty=True)
+    return [p.replace("\r\n", "\n").replace("\r", "\n") for p in pages], mtime
+
+
+def _read_file(path: Path) -> tuple[str, datetime]:
+    """The file's checked text and its modification time (UTC)."""
+    where = str(path)
+    data, mtime = _read_bytes(path, MAX_DOCUMENT_BYTES, "MAX_DOCUMENT_BYTES")
+    if b"\x00" in data:
+        raise DocumentRejected(
+            "the file holds NUL bytes: a binary file (or UTF-16 text; save it as UTF-8)",
+            kind="binary",
+            file=where,
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentRejected(
+            f"the file is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            kind="undecodable",
+            file=where,
+        ) from exc
+    return _check_text(text, where), mtime
+
+
+def _check_text(text: str, file: str | None, *, allow_empty: bool = False) -> str:
+    """``text`` with newlines normalised, or `DocumentRejected` (binary, too large, empty)."""
+    try:
+        check_unicode([text], file=file or "<document>", cid=None)
+    except MalformedInput as exc:
+        raise DocumentRejected(exc.reason, kind="undecodable", file=file) from exc
+    if "\x00" in text:
+        raise DocumentRejected("the text holds NUL characters", kind="binary", file=file)
+    if len(text) > MAX_DOCUMENT_CHARS:
+        raise DocumentRejected(
+            f"the document has {len(text):,} characters, over the limit of "
+            f"{MAX_DOCUMENT_CHARS:,} (kgmem.ingest.documents.MAX_DOCUMENT_CHARS); split it",
+            kind="too_large",
+            file=file,
+        )
+    controls = sum(
+        1 for ch in text if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc"
+    )
+    if controls > _CONTROL_SHARE * len(text):
+        raise DocumentRejected(
+            f"{controls:,} control characters in {len(text):,}: a binary file, not text",
+            kind="binary",
+            file=file,
+        )
+    if not text.strip() and not allow_empty:
+        raise DocumentRejected("the document is empty", kind="empty", file=file)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- chunking (pure) ---------------------------------------------------------------------------
+
+
+def chunk_markdown(text: str, *, limit: int = CHUNK_CHARS) -> list[Chunk]:
+    """Split Markdown into chunks by sections (see the module docstring).
+
+    Args:
+        text: the Markdown source.
+        limit: the longest chunk in characters (a section's heading line may add its length to
+            the first chunk).
+
+    Returns:
+        chunks in document order (empty if the text holds no text outside markup).
+    """
+    sections: list[tuple[tuple[str, ...], str | None, list[str]]] = [((), None, [])]
+    for trail, block, is_heading in _markdown_blocks(text):
+        if is_heading:
+            sections.append((trail, block, []))
+        else:
+            sections[-1][2].append(block)
+    return _chunks(sections, limit)
+
+
+def chunk_text(text: str, *, limit: int = CHUNK_CHARS) -> list[Chunk]:
+    """Split plain text into chunks of paragraphs (blank-line separated), one section."""
+    return _chunks([((), None, _paragraphs(text))], limit)
+
+
+def chunk_pages(pages: Sequence[str], *, limit: int = CHUNK_CHARS) -> list[Chunk]:
+    """Split a PDF's page texts into chunks: one section per page, its trail ``page <n>``
+    (1-based), its paragraphs packed like plain text."""
+    return _chunks([((f"page {n}",), None, _paragraphs(p)) for n, p in enumerate(pages, 1)], limit)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in _PARAGRAPH.split(text) if p.strip()]
+
+
+def _chunks(
+    sections: Sequence[tuple[tuple[str, ...], str | None, list[str]]], limit: int
+) -> list[Chunk]:
+    out: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for trail, heading, blocks in sections:
+        if not blocks:
+            continue  # a heading without text of its own lives on in its subsections' trails
+        for body in _pack(heading, blocks, limit):
+            digest = hashlib.sha256(
+                (_TRAIL_SEP.join(trail) + "\x1f" + body).encode("utf-8")
+            ).hexdigest()[:16]
+            seen[digest] = seen.get(digest, 0) + 1
+            out.append(Chunk(trail=trail, text=body, digest=digest, occurrence=seen[digest]))
+    return out
+
+
+def _pack(heading: str | None, blocks: Sequence[str], limit: int) -> list[str]:
+    """Greedy packing of a section's blocks into chunks of at most ``limit`` characters."""
+    pieces = [piece for block in blocks for piece in _split(block, limit)]
+    chunks: list[str] = []
+    current = heading or ""
+    fresh = True  # current holds nothing but the heading: the next piece joins it whatever
+    for piece in pieces:
+        if not fresh and len(current) + 2 + len(piece) > limit:
+            chunks.append(current)
+            current, fresh = piece, False
+            continue
+        joiner = "\n" if fresh and current else ("\n\n" if current else "")
+        current, fresh = current + joiner + piece, False
+    if current and not fresh:
+        chunks.append(current)
+    return chunks
+
+
+def _split(block: str, limit: int) -> list[str]:
+    """A block cut into pieces of at most ``limit`` characters: at line breaks (kept), then at
+    sentence ends, then (a sentence longer than ``limit``) at spaces, then anywhere."""
+    if len(block) <= limit:
+        return [block]
+    units: list[tuple[str, str]] = []  # (what joins it to the unit before, its text)
+    for line in block.split("\n"):
+        if not line.strip():
+            continue
+        sentences = [line] if len(line) <= limit else _SENTENCE_END.split(line)
+        joiner = "\n"
+        for sentence in (s for s in sentences if s.strip()):
+            parts = (
+                [sentence]
+                if len(sentence) <= limit
+                else textwrap.wrap(sentence, limit, break_long_words=True, break_on_hyphens=False)
+            )
+            for part in parts:
+                units.append((joiner, part))
+                joiner = " "
+    pieces: list[str] = []
+    current = ""
+    for joiner, part in units:
+        if current and len(current) + 1 + len(part) > limit:
+            pieces.append(current)
+            current = part
+        else:
+            current = current + joiner + part if current else part
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _markdown_blocks(text: str) -> list[tuple[tuple[str, ...], str, bool]]:
+    """(heading trail, plain text, is a heading) for every top-level block, in order."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(_FRONT_MATTER.sub("", text, count=1))
+    trail: list[tuple[int, str]] = []
+    out: list[tuple[tuple[str, ...], str, bool]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            level = int(tok.tag[1:])
+            title = _inline(tokens[i + 1]).strip()
+            while trail and trail[-1][0] >= level:
+                trail.pop()
+            if title:
+                trail.append((level, title))
+                out.append((tuple(t for _, t in trail), title, True))
+            i += 3  # heading_open, inline, heading_close
+            continue
+        end = i
+        if tok.nesting == 1:  # a container: up to its close at the same level
+            while not (tokens[end].nesting == -1 and tokens[end].level == tok.level):
+                end += 1
+        body = _render(tokens[i : end + 1]).strip()
+        if body:
+            out.append((tuple(t for _, t in trail), body, False))
+        i = end + 1
+    return out
+
+
+def _render(tokens: Sequence[Any]) -> str:
+    """Plain text of one top-level block's tokens."""
+    lines: list[str] = []
+    lists: list[int | None] = []  # per open list: the next number, or None for bullets
+    marker: str | None = None
+    row: list[str] | None = None
+    for tok in tokens:
+        kind = tok.type
+        if kind == "bullet_list_open":
+            lists.append(None)
+        elif kind == "ordered_list_open":
+            start = tok.attrGet("start")
+            lists.append(int(start) if start is not None else 1)
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif kind == "list_item_open" and lists:
+            number = lists[-1]
+            marker = "  " * (len(lists) - 1) + ("- " if number is None else f"{number}. ")
+            if number is not None:
+                lists[-1] = number + 1
+        elif kind == "tr_open":
+            row = []
+        elif kind == "tr_close" and row is not None:
+            lines.append(" | ".join(row))
+            row = None
+        elif kind == "inline":
+            content = _inline(tok).strip()
+            if row is not None:
+                row.append(content)
+            elif content:
+                if marker is not None:
+                    lines.append(marker + content)
+                    marker = None
+                else:
+                    lines.append("  " * len(lists) + content)
+        elif kind in ("fence", "code_block", "html_block"):
+            code = tok.content.rstrip("\n")
+            if code.strip():
+                lines.append(code)
+    return "\n".join(lines)
+
+
+def _inline(tok: Any) -> str:
+    """Plain text of an inline token: text and code kept, markup and link targets dropped."""
+    parts: list[str] = []
+    for child in tok.children or ():
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type == "softbreak":
+            parts.append(" ")
+        elif child.type == "hardbreak":
+            parts.append("\n")
+        elif child.type == "image":
+            parts.append(child.content)  # the alt text
+    return "".join(parts)
