@@ -6,7 +6,8 @@ session dated 8 May 2023, is an event of 7 May 2023 — never of the day the dat
 docs/design.md §1), and the read path resolves the ones of a question against the date it names
 or the moment it is asked (`kgmem.retrieve.plan`). `interpret` finds every expression in a text
 and turns it into a half-open UTC interval ``[start, end)`` with the granularity the text speaks
-in; the month, weekday, number and season word lists below exist nowhere else.
+in; the month, weekday, number, season and tense word lists (``kgmem/data/time_words.toml``,
+read once at import) exist nowhere else.
 
 How it works:
 
@@ -42,10 +43,12 @@ resolved (no usable interval, or too often a name: "May", "June").
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
-from typing import Literal
+from importlib import resources
+from typing import Any, Literal
 
 from dateparser.date import DateDataParser
 
@@ -71,41 +74,38 @@ Tense = Literal["past", "future"]
 _Span = tuple[date, date, Granularity]
 
 
-def _index(spec: str, start: int) -> dict[str, int]:
-    """``"a b|c"`` -> ``{"a": start, "b": start, "c": start + 1}``: synonyms share a number."""
-    return {w: i for i, group in enumerate(spec.split("|"), start) for w in group.split()}
+def _words() -> dict[str, Any]:
+    """The word tables, ``kgmem/data/time_words.toml`` (read once, at import)."""
+    path = resources.files("kgmem") / "data" / "time_words.toml"
+    return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
+def _index(table: dict[str, Any]) -> dict[str, int]:
+    """``{"start": 1, "groups": ["a b", "c"]}`` -> ``{"a": 1, "b": 1, "c": 2}``: synonyms
+    share a number; an empty group only takes its number."""
+    start, groups = int(table["start"]), table["groups"]
+    return {w: i for i, group in enumerate(groups, start) for w in group.split()}
+
+
+_WORDS = _words()
 #: full month name -> 1..12
-MONTHS: dict[str, int] = _index(
-    "january|february|march|april|may|june|july|august|september|october|november|december", 1
-)
+MONTHS: dict[str, int] = _index(_WORDS["months"])
 #: month abbreviation -> 1..12
-MONTH_ABBREVIATIONS: dict[str, int] = _index(
-    "jan|feb|mar|apr|_|jun|jul|aug|sep sept|oct|nov|dec", 1
-)
-MONTH_ABBREVIATIONS.pop("_")
+MONTH_ABBREVIATIONS: dict[str, int] = _index(_WORDS["month_abbreviations"])
 #: full weekday name -> 0 (Monday) .. 6 (Sunday), as ``datetime.weekday()``
-WEEKDAYS: dict[str, int] = _index("monday|tuesday|wednesday|thursday|friday|saturday|sunday", 0)
+WEEKDAYS: dict[str, int] = _index(_WORDS["weekdays"])
 #: weekday abbreviation -> 0 .. 6
-WEEKDAY_ABBREVIATIONS: dict[str, int] = _index("mon|tue tues|wed|thu thur thurs|fri|sat|sun", 0)
+WEEKDAY_ABBREVIATIONS: dict[str, int] = _index(_WORDS["weekday_abbreviations"])
 #: number word -> value ("a"/"an" count one: "a week ago")
-NUMBERS: dict[str, int] = _index(
-    "one a an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
-    "|fifteen|sixteen|seventeen|eighteen|nineteen|twenty",
-    1,
-) | {"zero": 0, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12}
+NUMBERS: dict[str, int] = _index(_WORDS["numbers"]) | _WORDS["numbers"]["extra"]
 #: season word -> canonical season (northern meteorological; "fall" is autumn)
-SEASONS: dict[str, str] = {
-    "spring": "spring", "summer": "summer", "autumn": "autumn", "fall": "autumn",
-    "winter": "winter",
-}  # fmt: skip
+SEASONS: dict[str, str] = dict(_WORDS["seasons"])
 #: canonical season -> the month it starts in (a winter belongs to the year of its December)
-SEASON_START: dict[str, int] = {"spring": 3, "summer": 6, "autumn": 9, "winter": 12}
+SEASON_START: dict[str, int] = dict(_WORDS["season_start"])
 _MONTHS = MONTHS | MONTH_ABBREVIATIONS
 _WEEKDAYS = WEEKDAYS | WEEKDAY_ABBREVIATIONS
 _NUMBERS = {w: n for w, n in NUMBERS.items() if 0 < n <= 30}
-_VAGUE = {"couple": (2, 3), "few": (2, 4), "several": (3, 7)}
+_VAGUE = {word: (int(lo), int(hi)) for word, (lo, hi) in _WORDS["vague"].items()}
 _COARSER: dict[str, Granularity] = {"day": "week", "week": "month", "month": "year", "year": "year"}
 _GRAN: dict[str, Granularity] = {"day": "day", "week": "week", "month": "month", "year": "year"}
 
@@ -129,44 +129,12 @@ _NEXT = r"(?:next|this\s+coming|coming)"
 
 
 def _future_markers() -> str:
-    words = (
-        r"will|shall|gonna|wanna|going\s+to|plan(?:s|ning)?|intend\w*|hop(?:e|ing)\s+to"
-        r"|can['\u2019]?t\s+wait|cannot\s+wait|looking\s+forward|about\s+to|scheduled|upcoming"
-        r"|coming\s+up|let['\u2019]?s|tomorrow|next"
-    )
+    words = "|".join(_WORDS["tense"]["future"])
     return rf"(?P<fut>\b(?:{words})\b|['\u2019]ll\b)"
 
 
-_PAST_WORDS = (
-    r"was|were|went|had|did|got|came|saw|took|made|met|felt|found|gave|left|ran|said"
-    r"|told|bought|began|spent|ago|yesterday|last|(?:was|were|had|has|have|did)n['\u2019]?t"
-)
-_NOT_PAST = frozenset(
-    {
-        "excited",
-        "interested",
-        "tired",
-        "bored",
-        "scared",
-        "worried",
-        "pleased",
-        "thrilled",
-        "inspired",
-        "need",
-        "indeed",
-        "red",
-        "bed",
-        "feed",
-        "speed",
-        "seed",
-        "proceed",
-        "succeed",
-        "exceed",
-        "married",
-        "based",
-        "related",
-    }
-)
+_PAST_WORDS = "|".join(_WORDS["tense"]["past"])
+_NOT_PAST = frozenset(_WORDS["tense"]["not_past"])
 _TENSE = re.compile(_future_markers() + rf"|(?P<past>\b(?:{_PAST_WORDS}|\w{{2,}}ed)\b)", re.I)
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
@@ -326,15 +294,7 @@ def _trailing(m: re.Match[str], c: _Ctx) -> _Span | None:
     )
 
 
-_DAY_OFFSETS = {
-    "yesterday": -1,
-    "today": 0,
-    "tonight": 0,
-    "tomorrow": 1,
-    "last night": -1,
-    "day before yesterday": -2,
-    "day after tomorrow": 2,
-}
+_DAY_OFFSETS: dict[str, int] = dict(_WORDS["day_offsets"])
 
 
 def _dayword(m: re.Match[str], c: _Ctx) -> _Span | None:
@@ -366,15 +326,7 @@ def _weekend_rule(m: re.Match[str], c: _Ctx) -> _Span | None:
 
 def _weekday(m: re.Match[str], c: _Ctx) -> _Span | None:
     q, token = " ".join(m["q"].lower().split()), m["wd"].lower().rstrip(".")
-    if q == "on" and token not in (
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ):
+    if q == "on" and token not in WEEKDAYS:
         return None  # "on sun", "on wed" are too often not weekdays
     target, wd = _WEEKDAYS[token], c.today.weekday()
     back, ahead = (wd - target) % 7 or 7, (target - wd) % 7 or 7

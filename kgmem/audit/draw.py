@@ -10,10 +10,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from kgmem.audit.layout import FONT_SIZE, HEADER, LINE_HEIGHT, MARGIN, PAD, Box, layered_layout
+from kgmem.audit.layout import (
+    FONT_SIZE,
+    HEADER,
+    LINE_HEIGHT,
+    MARGIN,
+    PAD,
+    Box,
+    Layout,
+    layered_layout,
+)
 from kgmem.audit.picture import EvidencePicture
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 LineStyle = Literal["-", "--", ":"]
@@ -63,27 +73,8 @@ def _anchor(box: Box, towards: Box) -> tuple[float, float]:
     return box.x + box.width / 2, box.y  # same column: leave from the right side
 
 
-def draw_picture(picture: EvidencePicture, *, title: str | None = None) -> Figure:
-    """Draw ``picture`` on a new figure sized to fit it (about 14 x 6 inches for 30 nodes).
-
-    Args:
-        picture: from `kgmem.audit.picture.build_picture` / `evidence_picture`.
-        title: the figure's title (default: the question and what was left out).
-
-    Returns:
-        the matplotlib figure (close it, or `save_picture`, when done).
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
-
-    layout = layered_layout(picture)
-    legend_h = 0.55
-    fig = plt.figure(figsize=(layout.width, layout.height + legend_h))
-    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    ax.set_xlim(0, layout.width)
-    ax.set_ylim(-legend_h, layout.height)
-    ax.set_axis_off()
+def _draw_headings(ax: Axes, picture: EvidencePicture, layout: Layout, title: str | None) -> None:
+    """The column titles and the figure's heading (the question and what was left out)."""
     top = layout.height - MARGIN
     for layer, x in layout.columns.items():
         ax.text(
@@ -107,7 +98,11 @@ def draw_picture(picture: EvidencePicture, *, title: str | None = None) -> Figur
     )
     ax.text(MARGIN, layout.height - 0.08, heading, ha="left", va="top", fontsize=FONT_SIZE + 1)
 
-    boxes = layout.boxes
+
+def _draw_edges(ax: Axes, picture: EvidencePicture, boxes: dict[str, Box]) -> None:
+    """Every edge as an arrow under the boxes (zorder 1), styled by its type."""
+    from matplotlib.patches import FancyArrowPatch
+
     for edge in picture.edges:
         a, b = boxes[edge.source], boxes[edge.target]
         colour, style = EDGE_STYLE.get(edge.type, ("black", "-"))
@@ -126,6 +121,12 @@ def draw_picture(picture: EvidencePicture, *, title: str | None = None) -> Figur
                 zorder=1,
             )
         )
+
+
+def _draw_boxes(ax: Axes, picture: EvidencePicture, boxes: dict[str, Box]) -> None:
+    """Every node as an opaque rounded box (zorder 2) with its bold title and body (zorder 3)."""
+    from matplotlib.patches import FancyBboxPatch
+
     for node in picture.nodes:
         box = boxes[node.id]
         fill, border, width, _ = KIND_STYLE.get(node.kind, ("white", "black", 0.8, node.kind))
@@ -165,6 +166,13 @@ def draw_picture(picture: EvidencePicture, *, title: str | None = None) -> Figur
                 linespacing=1.3,
                 zorder=3,
             )
+
+
+def _draw_legend(ax: Axes, picture: EvidencePicture, layout: Layout) -> None:
+    """One legend row under the columns: the node kinds and edge types the picture uses."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     kinds = list(dict.fromkeys(n.kind for n in picture.nodes))
     handles: list[Patch | Line2D] = [
         Patch(
@@ -191,6 +199,31 @@ def draw_picture(picture: EvidencePicture, *, title: str | None = None) -> Figur
         frameon=False,
         handlelength=1.8,
     )
+
+
+def draw_picture(picture: EvidencePicture, *, title: str | None = None) -> Figure:
+    """Draw ``picture`` on a new figure sized to fit it (about 14 x 6 inches for 30 nodes).
+
+    Args:
+        picture: from `kgmem.audit.picture.build_picture` / `evidence_picture`.
+        title: the figure's title (default: the question and what was left out).
+
+    Returns:
+        the matplotlib figure (close it, or `save_picture`, when done).
+    """
+    import matplotlib.pyplot as plt
+
+    layout = layered_layout(picture)
+    legend_h = 0.55
+    fig = plt.figure(figsize=(layout.width, layout.height + legend_h))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0, layout.width)
+    ax.set_ylim(-legend_h, layout.height)
+    ax.set_axis_off()
+    _draw_headings(ax, picture, layout, title)
+    _draw_edges(ax, picture, layout.boxes)
+    _draw_boxes(ax, picture, layout.boxes)
+    _draw_legend(ax, picture, layout)
     return fig
 
 

@@ -20,7 +20,9 @@ from kgmem.audit.picture import EvidencePicture, PictureNode, shorten
 from kgmem.errors import KgmemError
 
 if TYPE_CHECKING:
-    from neo4j_viz import VisualizationGraph
+    from neo4j_viz import Legend, VisualizationGraph
+
+    from kgmem.audit.layout import Layout
 
 __all__ = ["PIXELS_PER_INCH", "to_html", "to_visualization_graph", "write_html"]
 
@@ -66,66 +68,32 @@ def _opening_zoom(picture: EvidencePicture) -> float:
     return round(min(VIEW_SIZE[0] / width, VIEW_SIZE[1] / height, 1.5), 3)
 
 
-def to_visualization_graph(picture: EvidencePicture) -> VisualizationGraph:
-    """``picture`` as a `neo4j_viz.VisualizationGraph`: one node per box at the box's position,
-    coloured by kind, captioned with its title; one relationship per edge, captioned with its
-    term or rank; every property of the picture node kept for click-through.
+def _node_fields(n: PictureNode, layout: Layout) -> dict[str, Any]:
+    """The neo4j-viz node of one picture node: its box's position scaled to pixels, its colour,
+    caption and every property (non-scalars as JSON text)."""
+    box = layout.boxes[n.id]
+    props = {key: _plain(value) for key, value in n.properties.items()}
+    props |= {"layer": n.layer, "kind": n.kind, "label": " · ".join((n.title, *n.lines))}
+    return {
+        "id": n.id,
+        "caption": _caption(n),
+        "size": 24 if n.kind in ("hit", "gold_hit", "missed", "question") else 21,
+        "caption_size": 2,
+        "color": _colour(n.kind),
+        # centred on the origin, where the view opens; its y grows downwards
+        "x": (box.x - layout.width / 2) * PIXELS_PER_INCH[0],
+        "y": (layout.height / 2 - box.y) * PIXELS_PER_INCH[1],
+        "pinned": True,
+        "properties": props,
+    }
 
-    Raises:
-        KgmemError: neo4j-viz is not installed (``pip install 'kgmem[notebooks]'``).
-    """
-    try:
-        from neo4j_viz import (
-            DiscreteLegendSection,
-            Legend,
-            LegendEntry,
-            Node,
-            Relationship,
-            VisualizationGraph,
-        )
-    except ImportError as exc:  # pragma: no cover - the notebooks extra installs it
-        raise KgmemError(
-            "the interactive evidence view needs neo4j-viz: pip install 'kgmem[notebooks]'"
-        ) from exc
 
-    layout = layered_layout(picture)
-    nodes = []
-    for n in picture.nodes:
-        box = layout.boxes[n.id]
-        props = {key: _plain(value) for key, value in n.properties.items()}
-        props |= {"layer": n.layer, "kind": n.kind, "label": " · ".join((n.title, *n.lines))}
-        nodes.append(
-            Node.model_validate(
-                {
-                    "id": n.id,
-                    "caption": _caption(n),
-                    "size": 24 if n.kind in ("hit", "gold_hit", "missed", "question") else 21,
-                    "caption_size": 2,
-                    "color": _colour(n.kind),
-                    # centred on the origin, where the view opens; its y grows downwards
-                    "x": (box.x - layout.width / 2) * PIXELS_PER_INCH[0],
-                    "y": (layout.height / 2 - box.y) * PIXELS_PER_INCH[1],
-                    "pinned": True,
-                    "properties": props,
-                }
-            )
-        )
-    rels = [
-        Relationship.model_validate(
-            {
-                "id": f"{e.type}:{e.source}->{e.target}:{i}",
-                "source": e.source,
-                "target": e.target,
-                "caption": e.caption or e.type,
-                "color": EDGE_STYLE.get(e.type, ("#000000", "-"))[0],
-                "properties": {"type": e.type, "caption": e.caption},
-            }
-        )
-        for i, e in enumerate(picture.edges)
-    ]
-    graph = VisualizationGraph(nodes=nodes, relationships=rels)
+def _legend(picture: EvidencePicture) -> Legend:
+    """The view's legend: the node kinds and edge types the picture uses, in order of use."""
+    from neo4j_viz import DiscreteLegendSection, Legend, LegendEntry
+
     kinds = list(dict.fromkeys(n.kind for n in picture.nodes))
-    graph.legend = Legend(
+    return Legend(
         nodes=DiscreteLegendSection(
             title="node",
             entries=[
@@ -146,6 +114,40 @@ def to_visualization_graph(picture: EvidencePicture) -> VisualizationGraph:
             ],
         ),
     )
+
+
+def to_visualization_graph(picture: EvidencePicture) -> VisualizationGraph:
+    """``picture`` as a `neo4j_viz.VisualizationGraph`: one node per box at the box's position,
+    coloured by kind, captioned with its title; one relationship per edge, captioned with its
+    term or rank; every property of the picture node kept for click-through.
+
+    Raises:
+        KgmemError: neo4j-viz is not installed (``pip install 'kgmem[notebooks]'``).
+    """
+    try:
+        from neo4j_viz import Node, Relationship, VisualizationGraph
+    except ImportError as exc:  # pragma: no cover - the notebooks extra installs it
+        raise KgmemError(
+            "the interactive evidence view needs neo4j-viz: pip install 'kgmem[notebooks]'"
+        ) from exc
+
+    layout = layered_layout(picture)
+    nodes = [Node.model_validate(_node_fields(n, layout)) for n in picture.nodes]
+    rels = [
+        Relationship.model_validate(
+            {
+                "id": f"{e.type}:{e.source}->{e.target}:{i}",
+                "source": e.source,
+                "target": e.target,
+                "caption": e.caption or e.type,
+                "color": EDGE_STYLE.get(e.type, ("#000000", "-"))[0],
+                "properties": {"type": e.type, "caption": e.caption},
+            }
+        )
+        for i, e in enumerate(picture.edges)
+    ]
+    graph = VisualizationGraph(nodes=nodes, relationships=rels)
+    graph.legend = _legend(picture)
     return graph
 
 

@@ -16,6 +16,7 @@ import networkx as nx
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
 
     from kgmem.api import Memory
 
@@ -93,39 +94,19 @@ def evidence_subgraph(
     return graph
 
 
-def draw_evidence(
+def _draw_nodes_and_edges(
     graph: nx.MultiDiGraph,
-    *,
-    gold: Collection[str] = (),
-    hits: Collection[str] | None = None,
-    ax: Axes | None = None,
-    seed: int = 7,
-) -> Axes:
-    """Draw an evidence subgraph: nodes coloured by label, edges by type, gold turns ringed red.
-
-    Args:
-        graph: from `evidence_subgraph`.
-        gold: gold evidence turn ids (ringed in red; a gold turn that is not in the graph is
-            listed in the title as missed).
-        hits: the retrieved turn ids, drawn large (default: the nodes marked ``hit``).
-        ax: matplotlib axes to draw on (a new figure when None).
-        seed: layout seed (spring layout), so a re-run draws the same picture.
-
-    Returns:
-        the axes drawn on.
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(12, 9))
-    pos = nx.spring_layout(nx.Graph(graph), seed=seed, k=0.9 / max(1, len(graph)) ** 0.5)
-    labels = nx.get_node_attributes(graph, "label")
+    pos: dict[Any, Any],
+    labels: dict[Any, Any],
+    large: set[str],
+    gold_set: set[str],
+    ax: Axes,
+) -> None:
+    """Nodes coloured by label (hits large, gold ringed red), edges by type, and the captions
+    of every node but the facts."""
     nodes = list(graph.nodes)
-    large = set(hits) if hits is not None else {n for n in nodes if graph.nodes[n].get("hit")}
     sizes = [520 if n in large else 260 for n in nodes]
     colours = [NODE_COLOURS.get(labels.get(n, ""), "lightgray") for n in nodes]
-    gold_set = set(gold)
     rings = ["red" if n in gold_set else "white" for n in nodes]
     widths = [3.0 if n in gold_set else 0.8 for n in nodes]
     nx.draw_networkx_nodes(
@@ -154,6 +135,12 @@ def draw_evidence(
             )
     captions = {n: graph.nodes[n].get("caption", n) for n in nodes if labels.get(n) != "Fact"}
     nx.draw_networkx_labels(graph, pos, labels=captions, font_size=7, ax=ax)
+
+
+def _legend_handles(graph: nx.MultiDiGraph, labels: dict[Any, Any]) -> list[Line2D]:
+    """One legend entry per label and relationship type present, and one for the gold ring."""
+    from matplotlib.lines import Line2D
+
     handles = [
         Line2D([0], [0], marker="o", color="w", markerfacecolor=c, markersize=9, label=label)
         for label, c in NODE_COLOURS.items()
@@ -177,7 +164,41 @@ def draw_evidence(
             label="gold turn",
         )
     )
-    ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=True)
+    return handles
+
+
+def draw_evidence(
+    graph: nx.MultiDiGraph,
+    *,
+    gold: Collection[str] = (),
+    hits: Collection[str] | None = None,
+    ax: Axes | None = None,
+    seed: int = 7,
+) -> Axes:
+    """Draw an evidence subgraph: nodes coloured by label, edges by type, gold turns ringed red.
+
+    Args:
+        graph: from `evidence_subgraph`.
+        gold: gold evidence turn ids (ringed in red; a gold turn that is not in the graph is
+            listed in the title as missed).
+        hits: the retrieved turn ids, drawn large (default: the nodes marked ``hit``).
+        ax: matplotlib axes to draw on (a new figure when None).
+        seed: layout seed (spring layout), so a re-run draws the same picture.
+
+    Returns:
+        the axes drawn on.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(12, 9))
+    pos = nx.spring_layout(nx.Graph(graph), seed=seed, k=0.9 / max(1, len(graph)) ** 0.5)
+    labels = nx.get_node_attributes(graph, "label")
+    nodes = list(graph.nodes)
+    large = set(hits) if hits is not None else {n for n in nodes if graph.nodes[n].get("hit")}
+    gold_set = set(gold)
+    _draw_nodes_and_edges(graph, pos, labels, large, gold_set, ax)
+    ax.legend(handles=_legend_handles(graph, labels), loc="upper left", fontsize=8, frameon=True)
     missed = sorted(gold_set - set(graph.nodes))
     ax.set_title(
         f"evidence subgraph: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges"

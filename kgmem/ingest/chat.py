@@ -29,7 +29,7 @@ from typing import Any
 from kgmem.errors import DateParseError, InputError, MalformedInput
 from kgmem.ingest.dates import parse_session_datetime
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
-from kgmem.roles import check_roles, role_of
+from kgmem.roles import Role, check_roles, role_of
 from kgmem.turns import check_conversation_id, make_turn
 
 __all__ = ["load_chat", "parse_chat_conversation"]
@@ -74,24 +74,97 @@ def load_chat(path: str | Path) -> list[ConversationRecord]:
     return records
 
 
-def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> ConversationRecord:
-    """Parse one conversation object of the generic format. Raises like `load_chat`."""
-    if not isinstance(obj, dict):
-        raise MalformedInput("a conversation must be a JSON object", file=file)
+def _conversation_id(obj: dict[str, Any], file: str) -> str:
     cid = obj.get("conversation_id")
     if not isinstance(cid, str) or not cid.strip():
         raise MalformedInput("missing string 'conversation_id'", file=file)
     cid = cid.strip()
     check_conversation_id(cid, file=file)
+    return cid
+
+
+def _roles(obj: dict[str, Any], cid: str, file: str) -> dict[str, Role]:
     raw_roles = obj.get("roles")
     if raw_roles is not None and not isinstance(raw_roles, dict):
         raise MalformedInput(
             "'roles' must be an object of speaker -> role", file=file, conversation_id=cid
         )
     try:
-        roles = check_roles(raw_roles)
+        return check_roles(raw_roles)
     except MalformedInput as exc:
         raise MalformedInput(exc.reason, file=file, conversation_id=cid) from exc
+
+
+def _session(raw: Any, position: int, cid: str, file: str) -> SessionRecord:
+    """The session header of ``raw`` (the ``position``-th session, from 0)."""
+    if not isinstance(raw, dict):
+        raise MalformedInput(
+            f"session #{position} is not an object", file=file, conversation_id=cid
+        )
+    number = raw.get("session", position + 1)
+    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        raise MalformedInput(
+            f"session #{position}: 'session' must be a non-negative integer",
+            file=file,
+            conversation_id=cid,
+        )
+    stamp = raw.get("started_at")
+    if not isinstance(stamp, str):
+        raise DateParseError(
+            f"session {number} has no 'started_at'", file=file, conversation_id=cid
+        )
+    try:
+        started = parse_session_datetime(stamp)
+    except DateParseError as exc:
+        raise DateParseError(
+            f"session {number}: {exc.reason}", file=file, conversation_id=cid
+        ) from exc
+    return SessionRecord(conversation_id=cid, session=number, started_at=started)
+
+
+def _session_turns(
+    raw: dict[str, Any],
+    session: SessionRecord,
+    roles: dict[str, Role],
+    turns: list[TurnRecord],
+    speakers: list[str],
+    file: str,
+) -> None:
+    """Append the turns of one session to ``turns`` (and new speakers to ``speakers``)."""
+    cid, number = session.conversation_id, session.session
+    items = raw.get("turns")
+    if not isinstance(items, list):
+        raise MalformedInput(
+            f"session {number} has no 'turns' list", file=file, conversation_id=cid
+        )
+    for n, item in enumerate(items, start=1):
+        where = f"S{number}:{n}"
+        if not isinstance(item, dict):
+            raise MalformedInput(
+                "turn is not an object", file=file, conversation_id=cid, turn=where
+            )
+        turn = make_turn(
+            cid,
+            item.get("id", where),
+            speaker=item.get("speaker"),
+            text=item.get("text"),
+            caption=item.get("image_caption"),
+            session=number,
+            index=len(turns),
+            observed_at=session.started_at,
+            file=file,
+        )
+        if turn.speaker not in speakers:
+            speakers.append(turn.speaker)
+        turns.append(turn.model_copy(update={"role": role_of(turn.speaker, roles)}))
+
+
+def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> ConversationRecord:
+    """Parse one conversation object of the generic format. Raises like `load_chat`."""
+    if not isinstance(obj, dict):
+        raise MalformedInput("a conversation must be a JSON object", file=file)
+    cid = _conversation_id(obj, file)
+    roles = _roles(obj, cid, file)
     raw_sessions = obj.get("sessions")
     if not isinstance(raw_sessions, list) or not raw_sessions:
         raise MalformedInput("missing non-empty 'sessions' list", file=file, conversation_id=cid)
@@ -99,54 +172,9 @@ def parse_chat_conversation(obj: Any, *, file: str = "<memory>") -> Conversation
     turns: list[TurnRecord] = []
     speakers: list[str] = []
     for position, raw in enumerate(raw_sessions):
-        if not isinstance(raw, dict):
-            raise MalformedInput(
-                f"session #{position} is not an object", file=file, conversation_id=cid
-            )
-        number = raw.get("session", position + 1)
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise MalformedInput(
-                f"session #{position}: 'session' must be a non-negative integer",
-                file=file,
-                conversation_id=cid,
-            )
-        stamp = raw.get("started_at")
-        if not isinstance(stamp, str):
-            raise DateParseError(
-                f"session {number} has no 'started_at'", file=file, conversation_id=cid
-            )
-        try:
-            started = parse_session_datetime(stamp)
-        except DateParseError as exc:
-            raise DateParseError(
-                f"session {number}: {exc.reason}", file=file, conversation_id=cid
-            ) from exc
-        sessions.append(SessionRecord(conversation_id=cid, session=number, started_at=started))
-        items = raw.get("turns")
-        if not isinstance(items, list):
-            raise MalformedInput(
-                f"session {number} has no 'turns' list", file=file, conversation_id=cid
-            )
-        for n, item in enumerate(items, start=1):
-            where = f"S{number}:{n}"
-            if not isinstance(item, dict):
-                raise MalformedInput(
-                    "turn is not an object", file=file, conversation_id=cid, turn=where
-                )
-            turn = make_turn(
-                cid,
-                item.get("id", where),
-                speaker=item.get("speaker"),
-                text=item.get("text"),
-                caption=item.get("image_caption"),
-                session=number,
-                index=len(turns),
-                observed_at=started,
-                file=file,
-            )
-            if turn.speaker not in speakers:
-                speakers.append(turn.speaker)
-            turns.append(turn.model_copy(update={"role": role_of(turn.speaker, roles)}))
+        session = _session(raw, position, cid, file)
+        sessions.append(session)
+        _session_turns(raw, session, roles, turns, speakers, file)
     if len({t.id for t in turns}) != len(turns):
         raise MalformedInput("duplicate turn id", file=file, conversation_id=cid)
     if len({s.session for s in sessions}) != len(sessions):

