@@ -126,14 +126,15 @@ class Memory:
 
     @property
     def extractor(self) -> Any:
-        """The rule-based fact extractors, loaded lazily: spaCy clauses and lexicon statements
-        (`kgmem.ingest.relations`)."""
+        """The rule-based fact extractors, loaded lazily: spaCy clauses, lexicon statements
+        (`kgmem.ingest.relations`) and value-form statements (`kgmem.ingest.attributes`)."""
         if self._extractor is None:
             from kgmem.ingest.extract import SpacyExtractor
+            from kgmem.ingest.attributes import ValueExtractor
             from kgmem.ingest.relations import CombinedExtractor, RelationExtractor
 
             self._extractor = CombinedExtractor(
-                [SpacyExtractor(self.settings.spacy_model), RelationExtractor()]
+                [SpacyExtractor(self.settings.spacy_model), RelationExtractor(), ValueExtractor()]
             )
         return self._extractor
 

@@ -58,6 +58,7 @@ from kgmem.ingest.requests import (
     may_request,
     plan_requests,
 )
+from kgmem.ingest.attributes import assign_attributes
 from kgmem.ingest.supersession import assign_keys, supersession_links
 from kgmem.ingest.writer import (
     GraphWriter,
@@ -311,7 +312,9 @@ class Ingestor:
     ) -> Extraction:
         """The extractor's output over ``turns``, keeping only facts the turns may state."""
         assert self.extractor is not None
-        return own_facts(self.extractor.extract(cid, turns, speakers), turns)
+        kept = own_facts(self.extractor.extract(cid, turns, speakers), turns)
+        facts = assign_attributes(kept.facts, self.embedder.encode)  # attribute values
+        return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
 
     # --- memory requests -----------------------------------------------------------------------
     def _prior(self, cid: str) -> set[str]:

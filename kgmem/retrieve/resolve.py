@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from kgmem.ingest.attributes import vocabulary
 from kgmem.ingest.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
 from kgmem.models import Hit, TimeInterval
 from kgmem.retrieve.question import Question, asked_words
@@ -61,6 +62,8 @@ def _family_words() -> dict[str, set[str]]:
     for relation, family in SINGLE_VALUED.items():
         words[family].update(family.split("_"))
         words[family].add(relation.split("_")[0])
+    for attribute in vocabulary().attributes.values():  # the attribute vocabulary's question words
+        words[attribute.id].update(attribute.questions)
     return words
 
 
@@ -78,8 +81,12 @@ def relevant_rows(question: str | Question, rows: Sequence[dict[str, Any]]) -> l
     for row in rows:
         parts = str(row["key"]).split("|")
         family = parts[1] if len(parts) > 1 else parts[-1]
+        attribute = vocabulary().attributes.get(family)
         if family.startswith("favorite_"):
             hit = bool({"favorite", "favourite", family[9:]} & asked)
+        elif attribute is not None and attribute.per_thing and len(parts) > 2:
+            # an attribute of a thing: the question names the thing ("my flight")
+            hit = family in named and set(parts[2].split("-")) <= asked
         elif family in MULTI_VALUED and len(parts) > 2:
             hit = parts[2] in asked or (family in named and family != "likes")
         else:
