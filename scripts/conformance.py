@@ -253,7 +253,7 @@ def main() -> int:
         "--repeat-injected",
         type=int,
         default=1,
-        help="run LangGraph's test_store_injected tests this many times (issue: 20)",
+        help="run LangGraph's test_store_injected tests this many times (20 in the documented run)",
     )
     parser.add_argument(
         "--graph-k",
