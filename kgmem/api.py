@@ -129,8 +129,8 @@ class Memory:
         """The rule-based fact extractors, loaded lazily: spaCy clauses, lexicon statements
         (`kgmem.ingest.relations`) and value-form statements (`kgmem.ingest.attributes`)."""
         if self._extractor is None:
-            from kgmem.ingest.extract import SpacyExtractor
             from kgmem.ingest.attributes import ValueExtractor
+            from kgmem.ingest.extract import SpacyExtractor
             from kgmem.ingest.relations import CombinedExtractor, RelationExtractor
 
             self._extractor = CombinedExtractor(

@@ -174,13 +174,20 @@ class AttributeValue:
 
 
 _WORDS = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """A word list written as one space-separated string."""
+    return frozenset(text.split())
+
+
 _POSSESSIVE = re.compile(r"^(?P<owner>[\w .'-]+?)'s\s+(?P<thing>.+)$", re.IGNORECASE)
 _PP = re.compile(r"\s+(?P<prep>in|at|to|for|with|from|of|on)\s+(?P<rest>.+)$", re.IGNORECASE)
 _DETERMINERS = re.compile(r"^(?:the|a|an|my|our|your|his|her|their|new|old|current)\s+", re.I)
-_ORG_HEADS = frozenset(
+_ORG_HEADS = _word_set(
     "hospital clinic school university college bank company firm agency studio lab office store "
     "shop restaurant cafe café bakery hotel startup group institute centre center practice "
-    "pharmacy library museum council ministry department corporation inc ltd gmbh".split()
+    "pharmacy library museum council ministry department corporation inc ltd gmbh"
 )
 
 
@@ -203,8 +210,10 @@ def _entity_surface(entity_id: str, text: str) -> str:
 
 def _typed(value: str, entity_id: str | None) -> ValueType:
     kind = value_type(value, entity_id=entity_id)
-    if kind == "other" and _WORDS.findall(value.lower())[-1:] and (
-        _WORDS.findall(value.lower())[-1] in _ORG_HEADS
+    if (
+        kind == "other"
+        and _WORDS.findall(value.lower())[-1:]
+        and (_WORDS.findall(value.lower())[-1] in _ORG_HEADS)
     ):
         return "organization"
     return kind
@@ -270,8 +279,10 @@ def _phrases(fact: FactRecord) -> list[str]:
     if objects:
         surface = objects[0][0]
         head = _head(surface)
-        if head and ":e:" in fact.object or (head and not _PP.search(surface)):
-            m = re.search(rf"\b{re.escape(head)}s?\s+(with|at|for|from|in|to|on)\b", fact.text, re.I)
+        if (head and ":e:" in fact.object) or (head and not _PP.search(surface)):
+            m = re.search(
+                rf"\b{re.escape(head)}s?\s+(with|at|for|from|in|to|on)\b", fact.text, re.I
+            )
             if m:
                 out.insert(0, f"{verb} {head} {m.group(1).lower()}")
             out.insert(1 if m else 0, f"{verb} {head}")
@@ -280,7 +291,9 @@ def _phrases(fact: FactRecord) -> list[str]:
     return out
 
 
-def read_fact(fact: FactRecord, similar: Callable[[str], list[str]] | None = None) -> AttributeValue | None:
+def read_fact(
+    fact: FactRecord, similar: Callable[[str], list[str]] | None = None
+) -> AttributeValue | None:
     """The attribute value a fact states (module docstring), or None for a fact with no
     object and no possessive subject.
 
@@ -354,7 +367,9 @@ def _similar(encode: Encode, phrases: Sequence[str]) -> Callable[[str], list[str
     return lambda phrase: near.get(phrase, [])
 
 
-def assign_attributes(facts: Sequence[FactRecord], encode: Encode | None = None) -> list[FactRecord]:
+def assign_attributes(
+    facts: Sequence[FactRecord], encode: Encode | None = None
+) -> list[FactRecord]:
     """Copies of ``facts`` with ``attribute``, ``value``, ``value_type``, ``multiplicity``,
     ``holder`` and ``thing`` set by `read_fact` (same order). Facts that already carry an
     attribute, and facts that are not ``extracted``, are returned unchanged.
@@ -550,7 +565,11 @@ class ValueExtractor:
                 out.append((attribute, m["place"], "place", None))
         if _HABIT.search(sentence):
             for attribute in vocab.attributes.values():
-                if attribute.values and attribute.multiplicity == "single" and attribute.id not in seen:
+                if (
+                    attribute.values
+                    and attribute.multiplicity == "single"
+                    and attribute.id not in seen
+                ):
                     positions = [
                         (m.start(), v)
                         for v in attribute.values

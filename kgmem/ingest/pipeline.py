@@ -45,6 +45,7 @@ from typing import Any, Literal, Protocol
 
 from kgmem.embed import Embedder
 from kgmem.errors import TurnNotFound
+from kgmem.ingest.attributes import assign_attributes
 from kgmem.ingest.events import group_events
 from kgmem.ingest.extract import Extraction, FactExtractor
 from kgmem.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
@@ -58,7 +59,6 @@ from kgmem.ingest.requests import (
     may_request,
     plan_requests,
 )
-from kgmem.ingest.attributes import assign_attributes
 from kgmem.ingest.supersession import assign_keys, supersession_links
 from kgmem.ingest.writer import (
     GraphWriter,

@@ -82,10 +82,12 @@ PATTERNS: tuple[tuple[ValueType, re.Pattern[str]], ...] = (
         ),
     ),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b")),
-    ("phone", re.compile(r"(?<![\w-])\+?\(?\d[\d()]{1,5}(?:[\s.-]?\d{2,5}){2,4}(?![\w-])")),
+    ("phone", re.compile(r"(?<![\w-])\+?\(?\d[\d()]{0,5}(?:[\s.-]?\d{2,5}){2,4}(?![\w-])")),
     (
         "time",
-        re.compile(r"\b(?:[01]?\d|2[0-3])(?::[0-5]\d)\s?(?:am|pm)?\b|\b\d{1,2}\s?(?:am|pm)\b", re.I),
+        re.compile(
+            r"\b(?:[01]?\d|2[0-3])(?::[0-5]\d)\s?(?:am|pm)?\b|\b\d{1,2}\s?(?:am|pm)\b", re.I
+        ),
     ),
     (
         "date",
@@ -155,9 +157,9 @@ def value_type(value: str, *, entity_id: str | None = None) -> ValueType:
     text = _LEAD.sub("", value.strip())
     for kind, start, end, _ in find_values(text):
         covered = text[:start].strip(" ,;:") == "" and len(text[end:].strip(" .,;:!?")) <= 2
-        if covered or kind in ("email", "phone", "url", "money"):
-            if covered or (end - start) >= len(text) // 2:
-                return kind
+        strong = kind in ("email", "phone", "url", "money") and (end - start) >= len(text) // 2
+        if covered or strong:
+            return kind
     if entity_id is not None and (m := _ENTITY_TYPE.search(entity_id)):
         return _BY_ENTITY.get(m["type"], "other")
     return "other"
