@@ -42,7 +42,7 @@ from kgmem.retrieve.context import ConversationContext, read_context
 from kgmem.retrieve.names import named_speakers
 from kgmem.retrieve.plan import Planner, QueryPlan
 from kgmem.retrieve.question import stop_list
-from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
+from kgmem.retrieve.resolve import mark_answers, order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.retriever import Ranking, Request, Retriever
 from kgmem.retrieve.score import Candidate, TimeWindow, merge_candidates, score_candidates
 from kgmem.store import Store
@@ -251,6 +251,7 @@ class LinkedRetriever(Retriever):
             window=qplan.time_range,
             anchor=qplan.anchor if qplan.relation == "before" else None,
         )
+        mark_answers(decisions, qplan.reading)
         return list(by_id.values()), decisions
 
     def _chain(

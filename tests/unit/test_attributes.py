@@ -258,3 +258,15 @@ def test_a_job_title_answers_a_work_question_without_its_words() -> None:
         asked_attribute("What does Ana do for work?"), [(ME, "Ana")], support
     )
     assert verdict is not None and verdict.answerable
+
+
+def test_an_explicitly_asked_typed_value_is_marked_as_the_answer() -> None:
+    from kgmem.retrieve.question import read_question
+    from kgmem.retrieve.resolve import mark_answers
+
+    decisions = [{"key": f"{ME}|email"}, {"key": f"{ME}|residence"}]
+    mark_answers(decisions, read_question("What is Ana's email address?"))
+    assert [d.get("answer", False) for d in decisions] == [True, False]
+    unmarked = [{"key": f"{ME}|residence"}]
+    mark_answers(unmarked, read_question("Where does Ana live?"))
+    assert "answer" not in unmarked[0]
