@@ -71,6 +71,14 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
                 f"({decision['reason']}); others {decision['superseded']}",
                 markup=False,
             )
+        if result.answer is not None:
+            a = result.answer
+            console.print(
+                f"  answer: {a['attribute']} of {a['subject']} = {a['value']!r} "
+                f"({a['value_type']}; valid {a['valid_from']} .. {a['valid_to'] or 'now'}; "
+                f"turn {a['turn_id']}; {a['why']})",
+                markup=False,
+            )
         detail = result.answerability
         console.print(
             f"answerable: {result.answerable} ({detail.get('reason', '')}; unsupported "

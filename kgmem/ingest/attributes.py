@@ -45,6 +45,7 @@ from typing import Literal
 
 import numpy as np
 
+from kgmem.ingest.entities import ABSTRACT, is_abstract_noun
 from kgmem.ingest.extract import SERIAL_STRIDE, Extraction, split_captions
 from kgmem.ingest.values import VALUE_TYPES, ValueType, find_values, value_type
 from kgmem.models import FactRecord, TurnRecord
@@ -63,7 +64,7 @@ __all__ = [
 ]
 
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "data" / "attributes.json"
-SIMILARITY_THRESHOLD = 0.8
+SIMILARITY_THRESHOLD = 0.9
 """Cosine (all-MiniLM-L6-v2) above which an unlisted predicate phrase counts as a listed one
 (docs/attributes.md, "Similarity threshold")."""
 
@@ -233,10 +234,19 @@ def _candidates(fact: FactRecord) -> list[tuple[str, str | None]]:
     return out
 
 
+#: attributes whose value is a thing someone has, does or likes: an abstract noun ("a blast",
+#: "support", "their own story") or a literal no entity stands for is no such thing
+_THING_VALUED = frozenset({"owned", "hobbies", "likes"})
+
+
 def _pick_value(
     attribute: Attribute, values: Sequence[tuple[str, str | None]], text: str
 ) -> tuple[str, ValueType] | None:
     for surface, entity_id in values:
+        if attribute.id in _THING_VALUED and (
+            entity_id is None or is_abstract_noun(_head(surface)) or _head(surface) in ABSTRACT
+        ):
+            continue
         kind = _typed(surface, entity_id)
         if attribute.values:
             word = attribute.value_word(surface)
@@ -447,6 +457,12 @@ _FORM_TYPES = frozenset({"email", "phone", "url", "money", "date", "number"})
 VALUE_OFFSET = SERIAL_STRIDE * 7 // 10
 
 
+_COPULA_TYPES = frozenset({"date", "number"})
+_COPULA = re.compile(
+    r"\b(?:is|are|'s|was|will\s+be|moved\s+to|changed\s+to|now)\s+(?:on\s+|at\s+|for\s+)?"
+    r"(?:the\s+)?$|:\s*$",
+    re.IGNORECASE,
+)
 _OTHERS = re.compile(r"\b(?:his|her|their|your|[A-Z][a-z]+'s)\b")
 
 
@@ -549,6 +565,8 @@ class ValueExtractor:
             attribute, noun = found
             if not attribute.allows(kind) or attribute.id in seen:
                 continue
+            if kind in _COPULA_TYPES and not _COPULA.search(sentence[:start]):
+                continue  # "a trip last week" dates an event; "the trip is on the 9th" sets one
             if _OTHERS.search(sentence[:start]) and not first_person:
                 continue  # someone else's value: "his number is …"
             seen.add(attribute.id)

@@ -29,6 +29,7 @@ from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
+from kgmem.retrieve.answer import answer_of
 from kgmem.retrieve.answerable import (
     Support,
     asker_persons,
@@ -94,6 +95,9 @@ class LinkedRetriever(Retriever):
         answerability = self.answerability(
             request.conversation_id, qplan, context, request.as_of, hits
         )
+        answer = None
+        if current and answerability.get("answerable", True):
+            answer = answer_of(self.store, request.conversation_id, qplan.reading, current)
         return Ranking(
             hits=hits,
             plan=qplan,
@@ -103,6 +107,7 @@ class LinkedRetriever(Retriever):
             current=current,
             answerability=answerability,
             chain=chain,
+            answer=answer,
         )
 
     # --- step 1: context, plan, the one round trip -------------------------------------------
