@@ -245,6 +245,36 @@ def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
 
 
 @click.command()
+@click.argument("name")
+@click.option("--conversation", "conversation_id", required=True)
+@click.option("--history", "with_history", is_flag=True, help="Add superseded values.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def profile(
+    ctx: click.Context, name: str, conversation_id: str, with_history: bool, as_json: bool
+) -> None:
+    """Every current attribute value of NAME, grouped by attribute, with cited turns and
+    validity (docs/attributes.md)."""
+    with memory_from(ctx) as memory:
+        found = memory.profile(conversation_id, name, history=with_history)
+    if as_json:
+        click.echo(dump_json(found))
+        return
+    if not found:
+        console.print("no attribute values in memory")
+    for attribute, values in found.items():
+        console.print(f"{attribute}:", markup=False)
+        for v in values:
+            state = "current" if v["current"] else f"until {v['valid_to']}"
+            thing = f" ({v['thing']})" if v["thing"] else ""
+            console.print(
+                f"  {v['value']!r}{thing} [{v['value_type']}; {v['modality']}] from "
+                f"{v['valid_from']} {state}; turns {', '.join(v['cites'])}",
+                markup=False,
+            )
+
+
+@click.command()
 @click.argument("entity")
 @click.argument("relation")
 @click.option("--conversation", "conversation_id", required=True)

@@ -373,8 +373,9 @@ def _asker(request: Request, context: ConversationContext) -> str | None:
 def _current_ids(qplan: QueryPlan, conversation_id: str) -> list[str]:
     """The entities whose keyed facts current-value resolution needs (none without a state):
     the resolved entities and the speakers the question names ("my flight": the asker)."""
-    if qplan.state is None:
-        return []
+    ask = qplan.reading.ask
+    if qplan.state is None and (ask is None or not ask.explicit):
+        return []  # an explicitly asked attribute ("what's my phone number") has a value now
     named = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
     extra = [i for i, _ in asker_persons(conversation_id, qplan.reading, named)]
     return list(dict.fromkeys([*(e.id for e in qplan.entities), *extra]))
