@@ -128,14 +128,15 @@ class Memory:
 
     @property
     def extractor(self) -> Any:
-        """The rule-based fact extractors, loaded lazily: spaCy clauses and lexicon statements
-        (`kgmem.ingest.relations`)."""
+        """The rule-based fact extractors, loaded lazily: spaCy clauses, lexicon statements
+        (`kgmem.ingest.relations`) and value-form statements (`kgmem.ingest.attributes`)."""
         if self._extractor is None:
+            from kgmem.ingest.attributes import ValueExtractor
             from kgmem.ingest.extract import SpacyExtractor
             from kgmem.ingest.relations import CombinedExtractor, RelationExtractor
 
             self._extractor = CombinedExtractor(
-                [SpacyExtractor(self.settings.spacy_model), RelationExtractor()]
+                [SpacyExtractor(self.settings.spacy_model), RelationExtractor(), ValueExtractor()]
             )
         return self._extractor
 
@@ -636,6 +637,34 @@ class Memory:
         """
         rows = self.history(conversation_id, entity, relation)
         return rows[-1] if rows else None
+
+    def profile(
+        self, conversation_id: str, entity: str, *, history: bool = False
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Every current attribute value of an entity, grouped by attribute
+        (docs/attributes.md).
+
+        Args:
+            conversation_id: the tenant.
+            entity: a canonical name or alias (``"Mel"`` finds Melanie) or an entity id.
+            history: add superseded values (``current`` False, ``valid_to`` set).
+
+        Returns:
+            attribute id → value dicts in arrival order: ``value``, ``value_type``, ``thing``,
+            ``multiplicity``, ``modality`` (``negated`` for a retraction), ``valid_from`` /
+            ``valid_to`` (ISO 8601 or None), ``current``, ``fact_id``, ``text``, ``key`` and
+            ``cites`` (turn ids, the evidence). Empty when the entity holds no listed
+            attribute value or is unknown.
+        """
+        rows = self.store.read("read/resolve_entity", conversation_id=conversation_id, name=entity)
+        ids = list(dict.fromkeys([*(row["id"] for row in rows), entity]))
+        out: dict[str, list[dict[str, Any]]] = {}
+        for row in self.store.read(
+            "read/entity_profile", conversation_id=conversation_id, entity_ids=ids, history=history
+        ):
+            value = dict(row)
+            out.setdefault(str(value.pop("attribute")), []).append(value)
+        return out
 
     def evidence_cypher(self, result: SearchResult) -> str:
         """A ready-to-paste Neo4j Browser statement drawing ``result``'s evidence subgraph."""

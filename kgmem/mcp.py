@@ -101,6 +101,10 @@ class SearchOutput(BaseModel):
         answerable: False when nothing in memory supports the question for the person it
             names (say so instead of answering from the turns).
         unsupported: the question's key terms nothing about that person carries.
+        answer: the fact that gives the asked attribute its value, when there is one
+            (`kgmem.retrieve.retriever.SearchResult.answer`: subject, attribute, value,
+            value_type, valid_from/valid_to, the cited turn_id, why it won); read it first and
+            cite its turn.
     """
 
     conversation_id: str
@@ -108,6 +112,7 @@ class SearchOutput(BaseModel):
     hits: list[TurnOut]
     answerable: bool = True
     unsupported: list[str] = Field(default_factory=list)
+    answer: dict[str, Any] | None = None
     note: str = _CITE
 
 
@@ -368,6 +373,7 @@ def build_server(
             hits=hits,
             answerable=result.answerable,
             unsupported=result.unsupported,
+            answer=result.answer,
             note=_CITE
             if result.answerable
             else "Memory does not support this question for the person it names; say it is "

@@ -143,6 +143,18 @@ class FactRecord(_Record):
         informant: for ``reported`` facts, who the content came from (entity id or name:
             "Pia" in "Pia told me she can't stand jazz"); the subject is who it is about.
         reporter: for ``reported`` facts, the speaker who passed it on.
+        attribute: the attribute the fact gives a value of (`kgmem.ingest.attributes`): a
+            listed one of ``kgmem/data/attributes.json`` ("employer", "phone"), or a derived
+            ``<verb lemma>_<preposition or head noun>`` for an unlisted predicate; None when
+            not read.
+        value: the value's surface ("Lakeview Clinic", "0151 444 9876").
+        value_type: `kgmem.ingest.values.ValueType` of the value ("organization", "phone").
+        multiplicity: ``single`` (one current value per subject) or ``multi`` (values
+            accumulate); None for a derived attribute.
+        holder: whose attribute it is (entity id), when that differs from ``subject``: the
+            owner in "my mobile is …" (subject "user's mobile").
+        thing: for attributes of a thing the holder has (a date of a planned thing, a pet's
+            name), the thing's head noun ("flight").
     """
 
     id: str
@@ -164,6 +176,12 @@ class FactRecord(_Record):
     modality: Modality = "asserted"
     informant: str | None = None
     reporter: str | None = None
+    attribute: str | None = None
+    value: str | None = None
+    value_type: str | None = None
+    multiplicity: Literal["single", "multi"] | None = None
+    holder: str | None = None
+    thing: str | None = None
 
 
 class EventRecord(_Record):

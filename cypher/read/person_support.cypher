@@ -2,7 +2,7 @@
 // negated fact whose subject is a person, with that person's entity id (kind 'fact'), and the
 // text of every turn except turns whose every fact is a plan, hypothetical, question or report
 // (kind 'turn'; a turn with no fact counts) and memory-request turns (Turn.request: a request
-// is never evidence). Facts and turns observed after $as_of (if given) are invisible.
+// is never evidence). Facts carry their attribute and thing (kgmem.ingest.attributes). Facts and turns observed after $as_of (if given) are invisible.
 // :param conversation_id => 'conv-26'
 // :param as_of => null
 CALL {
@@ -16,7 +16,7 @@ CALL {
         WHERE coalesce(g.modality, 'asserted') IN ['asserted', 'negated']
       }
     )
-  RETURN 'turn' AS kind, null AS subject, t.text AS text
+  RETURN 'turn' AS kind, null AS subject, t.text AS text, null AS attribute, null AS thing
   UNION ALL
   MATCH (f:Fact {conversation_id: $conversation_id})
   WHERE coalesce(f.modality, 'asserted') IN ['asserted', 'negated']
@@ -25,6 +25,7 @@ CALL {
   OPTIONAL MATCH (f)-[:ABOUT {role: 'subject'}]->(p:Entity {type: 'person'})
   WITH f, coalesce(s.id, p.id) AS subject
   WHERE subject IS NOT NULL
-  RETURN DISTINCT 'fact' AS kind, subject, f.text AS text
+  RETURN DISTINCT 'fact' AS kind, subject, f.text AS text, f.attribute AS attribute,
+         f.thing AS thing
 }
-RETURN kind, subject, text
+RETURN kind, subject, text, attribute, thing

@@ -2,7 +2,8 @@
 // valid_to is owned by write/merge_supersedes and never set here.
 // $rows: [{id, conversation_id, tk, subject, relation, object, text, source, event_time, event_end,
 //          event_granularity, event_phrase, valid_from, key, serial, confidence, session,
-//          modality, informant, reporter, embedding, cites: [turn id],
+//          modality, informant, reporter, attribute, value, value_type, multiplicity,
+//          holder, thing, embedding, cites: [turn id],
 //          about: [{entity_id, role}]}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
@@ -27,7 +28,13 @@ SET f.tk = row.tk,
     f.session = row.session,
     f.modality = coalesce(row.modality, 'asserted'),
     f.informant = row.informant,
-    f.reporter = row.reporter
+    f.reporter = row.reporter,
+    f.attribute = row.attribute,
+    f.value = row.value,
+    f.value_type = row.value_type,
+    f.multiplicity = row.multiplicity,
+    f.holder = row.holder,
+    f.thing = row.thing
 WITH f, row
 CALL db.create.setNodeVectorProperty(f, 'embedding', row.embedding)
 WITH f, row

@@ -11,8 +11,8 @@ Neo4j's own ``VectorRetriever`` / ``HybridRetriever``:
 ``RetrieverResultItem`` per hit, best first: ``content`` is ``[turn id] (date, speaker) text``
 (what GraphRAG puts in the prompt, so the model can cite turn ids) and ``metadata`` carries
 ``turn_id``, ``conversation_id``, ``session``, ``speaker``, ``observed_at``, ``score``,
-``terms`` and ``trace``. The result's metadata adds the query plan, candidates examined and
-timings.
+``terms`` and ``trace``. The result's metadata adds the query plan, candidates examined,
+timings, ``answerable`` and ``answer`` (`kgmem.retrieve.retriever.SearchResult.answer`).
 
 Not supported yet: ``query_vector`` (kgmem embeds the query with its own model, the one the
 turns were embedded with; passing a vector raises `NotSupported`), ``filters`` and
@@ -113,6 +113,8 @@ class KgmemGraphRetriever(Retriever):
                 "plan": result.plan,
                 "candidates": result.candidates,
                 "timings_ms": result.timings_ms,
+                "answerable": result.answerable,
+                "answer": result.answer,
             },
         )
 

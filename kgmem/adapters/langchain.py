@@ -8,7 +8,9 @@
 - ``id``: the turn id (cite it);
 - ``metadata``: ``turn_id``, ``conversation_id``, ``session``, ``speaker``, ``observed_at``
   (ISO 8601 UTC), ``date`` (``YYYY-MM-DD``), ``score``, ``terms`` (each score term) and
-  ``trace`` (generators, matched fact, event times, hop paths, current-value decisions).
+  ``trace`` (generators, matched fact, event times, hop paths, current-value decisions); the
+  document of the turn that `SearchResult.answer` cites also carries ``answer`` (the fact
+  that gives the asked attribute its value).
 
 Per call, ``retriever.invoke(query, k=3)`` (or ``ainvoke``) overrides the number of documents,
 as LangChain's standard retriever tests expect; ``config`` stays a field. Writing is not a
@@ -108,7 +110,12 @@ class KgmemRetriever(BaseRetriever):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         n = self.k if k is None else k
         result = self.memory.search(query, self.conversation_id, n, config=self.config)
-        return [hit_document(hit, self.conversation_id) for hit in result.hits]
+        docs = [hit_document(hit, self.conversation_id) for hit in result.hits]
+        answer = result.answer
+        for doc in docs:  # the fact that answers, on the document of the turn it cites
+            if answer is not None and doc.id == answer.get("turn_id"):
+                doc.metadata["answer"] = answer
+        return docs
 
     def __repr_args__(self) -> Any:  # keep the Memory object out of reprs and traces
         return [(name, getattr(self, name)) for name in ("conversation_id", "k")]

@@ -17,7 +17,7 @@ from kgmem.cli.admin import conversations, forget, requests, schema
 from kgmem.cli.bench import bench
 from kgmem.cli.ingest import ingest
 from kgmem.cli.neo4j import neo4j
-from kgmem.cli.search import chain, current, explain, history, search
+from kgmem.cli.search import chain, current, explain, history, profile, search
 from kgmem.cli.surfaces import ask, mcp
 from kgmem.config import Settings
 from kgmem.errors import KgmemError
@@ -59,6 +59,7 @@ for command in (
     explain,
     current,
     history,
+    profile,
     chain,
     bench,
     forget,

@@ -73,6 +73,14 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
                 f"({decision['reason']}); others {decision['superseded']}",
                 markup=False,
             )
+        if result.answer is not None:
+            a = result.answer
+            console.print(
+                f"  answer: {a['attribute']} of {a['subject']} = {a['value']!r} "
+                f"({a['value_type']}; valid {a['valid_from']} .. {a['valid_to'] or 'now'}; "
+                f"turn {a['turn_id']}; {a['why']})",
+                markup=False,
+            )
         detail = result.answerability
         console.print(
             f"answerable: {result.answerable} ({detail.get('reason', '')}; unsupported "
@@ -236,6 +244,36 @@ def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
         console.print(f"{row['id']}  serial {row['serial']}  valid {start} -> {end}{superseded}")
         cites = ", ".join(str(c) for c in row.get("cites") or [])  # type: ignore[attr-defined]
         console.print(f"    {row['text']}" + (f"   (cites {cites})" if cites else ""))
+
+
+@click.command()
+@click.argument("name")
+@click.option("--conversation", "conversation_id", required=True)
+@click.option("--history", "with_history", is_flag=True, help="Add superseded values.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def profile(
+    ctx: click.Context, name: str, conversation_id: str, with_history: bool, as_json: bool
+) -> None:
+    """Every current attribute value of NAME, grouped by attribute, with cited turns and
+    validity (docs/attributes.md)."""
+    with memory_from(ctx) as memory:
+        found = memory.profile(conversation_id, name, history=with_history)
+    if as_json:
+        click.echo(dump_json(found))
+        return
+    if not found:
+        console.print("no attribute values in memory")
+    for attribute, values in found.items():
+        console.print(f"{attribute}:", markup=False)
+        for v in values:
+            state = "current" if v["current"] else f"until {v['valid_to']}"
+            thing = f" ({v['thing']})" if v["thing"] else ""
+            console.print(
+                f"  {v['value']!r}{thing} [{v['value_type']}; {v['modality']}] from "
+                f"{v['valid_from']} {state}; turns {', '.join(v['cites'])}",
+                markup=False,
+            )
 
 
 @click.command()

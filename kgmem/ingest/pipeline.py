@@ -45,6 +45,7 @@ from typing import Any, Literal, Protocol
 
 from kgmem.embed import Embedder
 from kgmem.errors import TurnNotFound
+from kgmem.ingest.attributes import assign_attributes
 from kgmem.ingest.events import group_events
 from kgmem.ingest.extract import Extraction, FactExtractor
 from kgmem.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
@@ -320,7 +321,9 @@ class Ingestor:
     ) -> Extraction:
         """The extractor's output over ``turns``, keeping only facts the turns may state."""
         assert self.extractor is not None
-        return own_facts(self.extractor.extract(cid, turns, speakers), turns)
+        kept = own_facts(self.extractor.extract(cid, turns, speakers), turns)
+        facts = assign_attributes(kept.facts, self.embedder.encode)  # attribute values
+        return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
 
     # --- memory requests -----------------------------------------------------------------------
     def _prior(self, cid: str) -> set[str]:

@@ -54,6 +54,7 @@ from datetime import UTC, datetime
 from itertools import pairwise
 from types import MappingProxyType
 
+from kgmem.ingest.attributes import attribute_key
 from kgmem.models import FactRecord
 
 __all__ = [
@@ -359,7 +360,7 @@ def supersession_key(fact: FactRecord) -> str | None:
     found = classify(fact)
     subject = fact.subject.strip().casefold()
     if found is None or not subject:
-        return None
+        return _attribute_key(fact)
     family, head = found
     if _RETROSPECTIVE.search(fact.text):
         return None
@@ -368,6 +369,17 @@ def supersession_key(fact: FactRecord) -> str | None:
     if _ADDITIVE.search(fact.text):
         return None
     return f"{subject}|{family}"
+
+
+def _attribute_key(fact: FactRecord) -> str | None:
+    """The key of a fact's listed attribute (`kgmem.ingest.attributes.attribute_key`), under
+    the same retrospective and additive rules as the families above."""
+    key = attribute_key(fact)
+    if key is None or _RETROSPECTIVE.search(fact.text):
+        return None
+    if fact.multiplicity == "single" and _ADDITIVE.search(fact.text):
+        return None
+    return key
 
 
 def assign_keys(facts: Sequence[FactRecord]) -> list[FactRecord]:
@@ -414,7 +426,9 @@ def supersession_chain(facts: Sequence[FactRecord]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for group_key in sorted(groups):
         ordered = sorted(groups[group_key].values(), key=_order)
-        multi = group_key[1].count("|") >= 2
+        kinds = {f.multiplicity for f in ordered}
+        # an attribute says its multiplicity; a family key with a value slot is multi-valued
+        multi = "multi" in kinds or (kinds == {None} and group_key[1].count("|") >= 2)
         run: list[FactRecord] = ordered[:1]  # the facts stating the value now current
         for older, newer in pairwise(ordered):
             # a multi-valued value changes only with a change cue or a negation naming it

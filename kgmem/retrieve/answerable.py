@@ -40,16 +40,22 @@ from functools import cached_property
 
 import snowballstemmer
 
-from kgmem.retrieve.question import Question
+from kgmem.ingest.attributes import Attribute, vocabulary
+from kgmem.ingest.entities import slugify
+from kgmem.retrieve.asked import AskedAttribute
+from kgmem.retrieve.question import STOP_WORDS, Question
 from kgmem.retrieve.question import answer_terms as content_terms
 
 __all__ = [
+    "JOB",
     "MAX_OWN_SHARE",
     "SPEAKER_GAP_ALONE",
     "SPEAKER_GAP_WITH_FACTS",
     "SWAP_MARGIN",
     "Answerability",
     "Support",
+    "asker_persons",
+    "attribute_verdict",
     "content_terms",
     "decide",
     "judge",
@@ -160,12 +166,15 @@ class Support:
 
     Attributes:
         facts: ``(person entity id, stems)`` per asserted/negated fact about a person.
+        attributes: ``(person entity id, attribute, thing)`` of the same facts, in the same
+            order (`kgmem.ingest.attributes`; None where a fact has no attribute).
         everything: stems of every asserted fact and every turn that is not only plans,
             hypotheticals, questions or reports.
     """
 
     facts: tuple[tuple[str, frozenset[str]], ...]
     everything: frozenset[str]
+    attributes: tuple[tuple[str, str | None, str | None], ...] = ()
 
     @cached_property
     def _postings(self) -> dict[str, list[int]]:
@@ -204,13 +213,22 @@ class Support:
     def from_rows(cls, rows: Iterable[dict[str, object]]) -> Support:
         """From ``read/person_support`` rows (kind, subject, text)."""
         facts: list[tuple[str, frozenset[str]]] = []
+        attributes: list[tuple[str, str | None, str | None]] = []
         everything: set[str] = set()
         for row in rows:
             words = frozenset(stems(_WORD.findall(str(row["text"]))))
             everything |= words
             if row["kind"] == "fact" and row["subject"]:
                 facts.append((str(row["subject"]), words))
-        return cls(tuple(facts), frozenset(everything))
+                attribute, thing = row.get("attribute"), row.get("thing")
+                attributes.append(
+                    (
+                        str(row["subject"]),
+                        str(attribute) if attribute else None,
+                        str(thing) if thing else None,
+                    )
+                )
+        return cls(tuple(facts), frozenset(everything), tuple(attributes))
 
 
 def judge(
@@ -275,3 +293,102 @@ def judge(
         len(asked),
         in_memory,
     )
+
+
+JOB = frozenset({"employer", "occupation"})
+"""Attributes that answer each other's questions: "what does Dan do for work" is answered by
+a job title or by an employer."""
+
+
+def _attribute_words(attribute: Attribute) -> frozenset[str]:
+    """Stems of the words that state an attribute (its nouns, predicates' content words,
+    value words and question words), without answerability's stop list."""
+    words = [
+        w
+        for phrase in (*attribute.nouns, *attribute.predicates, *attribute.values)
+        for w in _WORD.findall(phrase)
+    ]
+    words += list(attribute.questions)
+    kept = [w for w in words if w.lower() not in STOP_WORDS and len(w) > 2]
+    return frozenset(stems(kept))
+
+
+def attribute_verdict(
+    asked: AskedAttribute | None,
+    persons: Sequence[tuple[str, str]],
+    support: Support,
+) -> Answerability | None:
+    """Answerability by the asked attribute (docs/attributes.md), or None when it has no
+    opinion (no attribute asked, no person named).
+
+    - **Answerable** when a fact about a named person gives the asked attribute (or one that
+      answers it, `JOB`) a value, for the asked thing when the attribute is of a thing: the
+      value supports the question without sharing its words.
+    - For an *explicit* ask (`kgmem.retrieve.asked.AskedAttribute.explicit`) with no such
+      fact: **unanswerable** when no fact about the person names the thing ("no daughter of
+      the user is in memory"), or when none of the facts that name it (or, with no thing, none
+      at all) says anything of the attribute (its nouns, predicates, value words): "no name of
+      the user's dog is in memory". Facts are the person's own: an assistant's suggestion is
+      the assistant's (`kgmem.ingest.pipeline.own_facts`), never the user's item.
+    """
+    if asked is None or not persons:
+        return None
+    ids = {entity_id for entity_id, _ in persons}
+    holder = ", ".join(surface for _, surface in persons)
+    accept = {asked.attribute, *asked.also}
+    if accept & JOB:
+        accept |= JOB
+    own = [
+        (words, attr)
+        for (subject, words), attr in zip(support.facts, support.attributes, strict=False)
+        if subject in ids
+    ]
+    for _, (_, attribute, thing) in own:
+        if attribute in accept and (asked.thing is None or thing is None or thing == asked.thing):
+            return Answerability(
+                True, (), (), tuple(holder.split(", ")), f"{attribute} is in memory"
+            )
+    if not asked.explicit:
+        return None
+    vocab = vocabulary()
+    entry = vocab.attributes.get(asked.attribute)
+    if entry is None:
+        return None
+    label = asked.attribute.replace("_", " ")
+    names = tuple(surface for _, surface in persons)
+    candidates = [words for words, _ in own]
+    if asked.thing:
+        thing_stems = set(stems(asked.thing.split("-")))
+        candidates = [w for w in candidates if thing_stems <= w]
+        thing = asked.thing.replace("-", " ")
+        if not candidates:
+            return Answerability(False, (thing,), (), names, f"no {thing} of {holder} is in memory")
+        if entry.per_thing and thing_stems & _attribute_words(entry) == thing_stems:
+            return None  # the thing is the attribute itself ("passport number"): it is there
+        if asked.attribute == "owned":
+            return None  # the person's own fact names the thing
+        wanted = _attribute_words(entry) - thing_stems
+        if any(wanted & w for w in candidates):
+            return None
+        return Answerability(
+            False, (label,), (), names, f"no {label} of {holder}'s {thing} is in memory"
+        )
+    wanted = _attribute_words(entry)
+    if any(wanted & w for w in candidates):
+        return None
+    return Answerability(False, (label,), (), names, f"no {label} of {holder} is in memory")
+
+
+def asker_persons(
+    conversation_id: str, question: Question, persons: Sequence[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """``(entity id, name)`` of the speakers the question names ("my", "the user", a name)
+    that ``persons`` lacks: a speaker is a person entity of the conversation
+    (`kgmem.ingest.entities.EntityResolver` ids), so "What is my passport number?" is checked
+    against the user's own facts."""
+    have = {surface.casefold() for _, surface in persons}
+    out = []
+    for speaker in question.speakers:
+        if speaker.casefold() not in have:
+            out.append((f"{conversation_id}:e:person:{slugify(speaker)}", speaker))
+    return out

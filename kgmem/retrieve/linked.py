@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,14 +29,21 @@ from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.answerable import Support, decide, judge
+from kgmem.retrieve.answer import answer_of
+from kgmem.retrieve.answerable import (
+    Support,
+    asker_persons,
+    attribute_verdict,
+    decide,
+    judge,
+)
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext, read_context
 from kgmem.retrieve.names import named_speakers
 from kgmem.retrieve.plan import Planner, QueryPlan
 from kgmem.retrieve.question import stop_list
-from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
+from kgmem.retrieve.resolve import mark_answers, order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.retriever import Ranking, Request, Retriever
 from kgmem.retrieve.score import Candidate, TimeWindow, merge_candidates, score_candidates
 from kgmem.store import Store
@@ -87,6 +95,9 @@ class LinkedRetriever(Retriever):
         answerability = self.answerability(
             request.conversation_id, qplan, context, request.as_of, hits
         )
+        answer = None
+        if current and answerability.get("answerable", True):
+            answer = answer_of(self.store, request.conversation_id, qplan.reading, current)
         return Ranking(
             hits=hits,
             plan=qplan,
@@ -96,6 +107,7 @@ class LinkedRetriever(Retriever):
             current=current,
             answerability=answerability,
             chain=chain,
+            answer=answer,
         )
 
     # --- step 1: context, plan, the one round trip -------------------------------------------
@@ -158,7 +170,7 @@ class LinkedRetriever(Retriever):
             qplan,
             cfg,
             speakers=context.speakers,
-            current_entity_ids=_current_ids(qplan),
+            current_entity_ids=_current_ids(qplan, request.conversation_id),
             as_of=request.as_of,
         )
         return qplan, pools
@@ -207,7 +219,7 @@ class LinkedRetriever(Retriever):
         without ``as_of``: the walk reads current values, not values as of a moment, so the
         operator is switched off and the plan says so)."""
         current: list[dict[str, Any]] = []
-        if _current_ids(qplan):
+        if _current_ids(qplan, request.conversation_id):
             merged, current = self._resolve_state(qplan, merged, pools)
         chain: ChainResult | None = None
         if qplan.has("chain") and request.as_of is None:
@@ -244,6 +256,7 @@ class LinkedRetriever(Retriever):
             window=qplan.time_range,
             anchor=qplan.anchor if qplan.relation == "before" else None,
         )
+        mark_answers(decisions, qplan.reading)
         return list(by_id.values()), decisions
 
     def _chain(
@@ -299,6 +312,7 @@ class LinkedRetriever(Retriever):
             the rules' features, for calibration; `kgmem.retrieve.answerable.unanswerable`).
         """
         persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
+        persons += asker_persons(conversation_id, qplan.reading, persons)
         support = context.support.get(as_of)
         if support is None and persons:
             rows = self.store.read(
@@ -311,7 +325,11 @@ class LinkedRetriever(Retriever):
         gap = speaker_gap(hits, qplan.speakers)
         answerable = not decide(not decision.answerable, gap)
         reason = decision.reason
-        if answerable != decision.answerable:
+        verdict = attribute_verdict(qplan.reading.ask, persons, support or Support((), frozenset()))
+        if verdict is not None:  # the asked attribute decides where it has an opinion
+            answerable, reason = verdict.answerable, verdict.reason
+            decision = replace(decision, unsupported=verdict.unsupported or decision.unsupported)
+        elif answerable != decision.answerable:
             reason = (
                 f"what others said matches the question better than what {qplan.speakers[0]} "
                 f"said (speaker gap {gap:.2f})"
@@ -352,9 +370,15 @@ def _asker(request: Request, context: ConversationContext) -> str | None:
     return request.asked_by
 
 
-def _current_ids(qplan: QueryPlan) -> list[str]:
-    """The entities whose keyed facts current-value resolution needs (none without a state)."""
-    return [e.id for e in qplan.entities] if qplan.state is not None else []
+def _current_ids(qplan: QueryPlan, conversation_id: str) -> list[str]:
+    """The entities whose keyed facts current-value resolution needs (none without a state):
+    the resolved entities and the speakers the question names ("my flight": the asker)."""
+    ask = qplan.reading.ask
+    if qplan.state is None and (ask is None or not ask.explicit):
+        return []  # an explicitly asked attribute ("what's my phone number") has a value now
+    named = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
+    extra = [i for i, _ in asker_persons(conversation_id, qplan.reading, named)]
+    return list(dict.fromkeys([*(e.id for e in qplan.entities), *extra]))
 
 
 def _window(qplan: QueryPlan) -> TimeWindow:

@@ -6,8 +6,8 @@ records what they find: its tokens; the canonical entities and the conversation'
 names; the asking speaker; the time phrases and the resolved interval; the state asked about
 (current / past, and the moment of asking); the operators with the rule that fired for each;
 the answer slot; and, for a relation-chain question, the compiled chain
-(`kgmem.retrieve.chain_parse`). Two slots, the asked attribute and the expected value type, are
-left empty for the attribute-facts reading to fill.
+(`kgmem.retrieve.chain_parse`); the asked attribute, the thing it is of and the expected value
+type (`kgmem.retrieve.asked`, read with the attribute vocabulary the facts were read with).
 
 Each consumer's own view of the words is a named field, so each keeps exactly the stop list and
 stemming it had when it tokenised the text itself: `Question.bm25_words` /
@@ -37,6 +37,7 @@ from functools import cached_property
 from typing import Any
 
 from kgmem.retrieve import cues as c
+from kgmem.retrieve.asked import AskedAttribute, asked_attribute
 from kgmem.retrieve.chain_parse import ChainPlan, chain_question, compile_question
 from kgmem.retrieve.cues import OPERATORS, Operator, Order, Relation, Slot, State
 from kgmem.retrieve.names import EntityLookup, ResolvedEntity, named_speakers
@@ -45,6 +46,7 @@ from kgmem.retrieve.question_time import TimeReading, read_times, starts_with_ti
 __all__ = [
     "FIRST_PERSON",
     "MAX_TERM_CHARS",
+    "STOP_WORDS",
     "Question",
     "answer_terms",
     "asked_words",
@@ -106,7 +108,7 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_STOP = _words(
+STOP_WORDS = _STOP = _words(
     "a an the and or but if of to in on at by for with from about into over after before "
     "during since until while as than then so too very just also not no yes what when where "
     "which who whom whose why how whats do does did done doing is are was were be been being "
@@ -165,8 +167,9 @@ class Question:
         operators: the operators that apply, in `OPERATORS` order (always ``semantic``).
         cues: every rule that fired, ``"<operator or field>:<cue>"``.
         chain: the compiled relation chain when the question reads as a chain question.
-        attribute: the attribute the question asks for (filled by the attribute reading).
-        value_type: the type of value expected (filled by the attribute reading).
+        attribute: the attribute the question asks for (`kgmem.retrieve.asked`), or None.
+        value_type: the type of value expected, or None.
+        ask: the whole attribute reading (thing, explicit, attributes that also answer).
     """
 
     raw: str
@@ -187,6 +190,7 @@ class Question:
     chain: ChainPlan | None = None
     attribute: str | None = None
     value_type: str | None = None
+    ask: AskedAttribute | None = None
 
     @cached_property
     def bm25_words(self) -> tuple[str, ...]:
@@ -251,6 +255,8 @@ class Question:
             ),
             "attribute": self.attribute,
             "value_type": self.value_type,
+            "thing": self.ask.thing if self.ask else None,
+            "attribute_explicit": self.ask.explicit if self.ask else None,
             "views": {
                 "bm25_words": list(self.bm25_words),
                 "bm25_content_words": list(self.bm25_content_words),
@@ -422,6 +428,7 @@ def read_question(
     _shape(text, asked, cues)
     # a relation chain: the wh-phrase asks for an entity, the rest is relations and a base
     chain = chain_question(text) if asked in c.CHAIN_SLOTS else None
+    ask = asked_attribute(text) if asked not in ("yes_no", "count") else None
     if chain is not None:
         cues.cue("chain", f"{' > '.join(chain.relations)} from {chain.base}")
     return Question(
@@ -441,4 +448,7 @@ def read_question(
         operators=tuple(op for op in OPERATORS if op in cues.ops),
         cues=tuple(dict.fromkeys(cues.fired)),
         chain=chain,
+        attribute=ask.attribute if ask else None,
+        value_type=ask.value_type if ask else None,
+        ask=ask,
     )

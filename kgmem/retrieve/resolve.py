@@ -26,13 +26,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from kgmem.ingest.attributes import vocabulary
 from kgmem.ingest.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
 from kgmem.models import Hit, TimeInterval
 from kgmem.retrieve.question import Question, asked_words
 from kgmem.retrieve.score import Candidate
 
 __all__ = [
+    "ANSWER_TYPES",
     "CURRENT_BONUS",
+    "mark_answers",
     "order_hits",
     "relevant_rows",
     "resolve_current",
@@ -61,6 +64,8 @@ def _family_words() -> dict[str, set[str]]:
     for relation, family in SINGLE_VALUED.items():
         words[family].update(family.split("_"))
         words[family].add(relation.split("_")[0])
+    for attribute in vocabulary().attributes.values():  # the attribute vocabulary's question words
+        words[attribute.id].update(attribute.questions)
     return words
 
 
@@ -78,8 +83,12 @@ def relevant_rows(question: str | Question, rows: Sequence[dict[str, Any]]) -> l
     for row in rows:
         parts = str(row["key"]).split("|")
         family = parts[1] if len(parts) > 1 else parts[-1]
+        attribute = vocabulary().attributes.get(family)
         if family.startswith("favorite_"):
             hit = bool({"favorite", "favourite", family[9:]} & asked)
+        elif attribute is not None and attribute.per_thing and len(parts) > 2:
+            # an attribute of a thing: the question names the thing ("my flight")
+            hit = family in named and set(parts[2].split("-")) <= asked
         elif family in MULTI_VALUED and len(parts) > 2:
             hit = parts[2] in asked or (family in named and family != "likes")
         else:
@@ -196,9 +205,28 @@ def resolve_current(
     return resolve_state(rows, pool, mode="current")
 
 
+ANSWER_TYPES = frozenset({"email", "phone", "url", "money", "date", "time", "number"})
+"""Value types whose value is the answer by its form: a question that explicitly asks for an
+e-mail address is answered by the turn holding one, whatever else shares its topic word."""
+
+
+def mark_answers(decisions: list[dict[str, Any]], question: Question) -> None:
+    """Mark (``"answer": True``) the decisions on the attribute an explicit question asks for
+    (`kgmem.retrieve.asked`) when its expected value type is one of `ANSWER_TYPES`:
+    `order_hits` then puts the chosen turn first."""
+    ask = question.ask
+    if ask is None or not ask.explicit or ask.value_type not in ANSWER_TYPES:
+        return
+    for decision in decisions:
+        parts = str(decision["key"]).split("|")
+        if len(parts) > 1 and parts[1] == ask.attribute:
+            decision["answer"] = True
+
+
 def order_hits(hits: list[Hit], decisions: Sequence[dict[str, Any]]) -> list[Hit]:
     """Put each decision's chosen turn directly above the highest-ranked turn of another value
-    of its key, when it ranks below it; the moved hit's trace records ``"reordered"``.
+    of its key (of any other turn, for a decision marked ``"answer"`` by `mark_answers`), when
+    it ranks below it; the moved hit's trace records ``"reordered"``.
 
     Returns:
         a new list (same hits, possibly reordered).
@@ -207,6 +235,8 @@ def order_hits(hits: list[Hit], decisions: Sequence[dict[str, Any]]) -> list[Hit
     for decision in decisions:
         winner_turns = set(decision.get("winner_turns", ()))
         other = set(decision.get("other_turns", ())) - winner_turns
+        if decision.get("answer"):  # the asked value itself: first (`mark_answers`)
+            other = {h.turn_id for h in out} - winner_turns
         pos = {h.turn_id: i for i, h in enumerate(out)}
         w = min((pos[t] for t in winner_turns if t in pos), default=None)
         o = min((pos[t] for t in other if t in pos), default=None)

@@ -60,6 +60,11 @@ class SearchResult(BaseModel):
         chain: for ``chain`` questions whose walk found a path, the answer path
             (`kgmem.retrieve.chain.ChainResult.as_dict`: answer, base, hops with relation,
             fact id, object and cited turns, cost, relaxations); None otherwise.
+        answer: when the question asks for an attribute and a value of it was chosen, the
+            fact that answers (`kgmem.retrieve.answer`): ``subject``, ``attribute``,
+            ``value``, ``value_type``, ``valid_from`` / ``valid_to`` (ISO 8601 or None),
+            ``turn_id`` (the cited turn), ``fact_id``, ``text``, ``why``, ``key``; None
+            otherwise, and always None when the question is unanswerable.
     """
 
     query: str
@@ -78,6 +83,7 @@ class SearchResult(BaseModel):
     unsupported: list[str] = Field(default_factory=list)
     answerability: dict[str, Any] = Field(default_factory=dict)
     chain: dict[str, Any] | None = None
+    answer: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,7 @@ class Ranking:
     current: list[dict[str, Any]] = field(default_factory=list)
     answerability: dict[str, Any] = field(default_factory=dict)
     chain: ChainResult | None = None
+    answer: dict[str, Any] | None = None
 
 
 class Retriever(ABC):
@@ -248,4 +255,5 @@ class Retriever(ABC):
             unsupported=ranking.answerability.get("unsupported", []),
             answerability=ranking.answerability,
             chain=ranking.chain.as_dict() if ranking.chain is not None else None,
+            answer=ranking.answer,
         )

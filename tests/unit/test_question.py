@@ -35,7 +35,9 @@ def test_the_record_holds_the_reading() -> None:
     assert q.times.phrases == ["in May 2023"] and q.reference == REF
     assert q.state == "past" and q.asked == "place"
     assert q.has("temporal") and q.has("entity")
-    assert q.attribute is None and q.value_type is None  # filled by the attribute reading
+    # the attribute reading: "live" asks for a residence, a place; not named explicitly
+    assert q.attribute == "residence" and q.value_type == "place"
+    assert q.ask is not None and not q.ask.explicit
     json.dumps(q.as_dict())  # --explain's JSON
 
 

@@ -1,0 +1,600 @@
+"""Facts as attribute values: which attribute of whom a fact gives a value of, and of what type.
+
+The vocabulary is data (`VOCABULARY_FILE`, ``kgmem/data/attributes.json``): attributes of
+everyday personal and work life (residence, employer, occupation, phone, e-mail, partner,
+children, pets, a pet's name and breed, what someone is reading, their usual drink, diet,
+owned things, the date of a planned thing, a budget, …), each with the predicates and nouns
+that state it, the value types it allows and whether it is single- or multi-valued. Attribute
+ids that name a family of `kgmem.ingest.supersession` are that family: one scheme, one key
+space.
+
+`read_fact` gives one extracted fact its attribute, value and value type, trying in order:
+
+1. **a possessive subject** ("Lena's mobile is 0176 …", "my flat in Leuven is tiny"): the
+   head noun of the possessed phrase names the attribute (``nouns``); the holder is the
+   owner, not the phrase;
+2. **a listed predicate**: the relation's verb phrase (``live_in`` → "live in"), alone, with
+   the object's head noun ("sign contract"), with the preposition after it, or a copula's
+   preposition inside the object ("a nurse *at* X" → "be at");
+3. **a similar predicate**: the same phrases against every listed predicate by embedding
+   cosine (all-MiniLM-L6-v2, `SIMILARITY_THRESHOLD`), when an encoder is given;
+4. else a **derived** attribute: verb lemma plus preposition or the object's head noun
+   (``unsubscribe_from``, ``sign_contract``), which keys nothing.
+
+A listed attribute is kept only when a value of a type it allows is found: the object, an
+object-side entity of the fact, or a word of the attribute's ``values`` ("coffee" for a
+drink). Types come from `kgmem.ingest.values`.
+
+`ValueExtractor` is a `FactExtractor` for statements a clause parse misses but whose value has
+a recognisable form: an e-mail address, phone number, amount, date or code next to a noun that
+names an attribute ("New phone, new number: 0151 …", "you can reach me at x@y.org",
+"Correction: the flight is on the 16th, not the 14th": a value after "not" is the one
+rejected), a home noun with a place ("the new place in Ghent"), and a value word of an
+attribute with a habitual-time phrase ("… every morning").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from kgmem.ingest.entities import ABSTRACT, is_abstract_noun
+from kgmem.ingest.extract import SERIAL_STRIDE, Extraction, split_captions
+from kgmem.ingest.values import VALUE_TYPES, ValueType, find_values, value_type
+from kgmem.models import FactRecord, TurnRecord
+
+__all__ = [
+    "SIMILARITY_THRESHOLD",
+    "VOCABULARY_FILE",
+    "Attribute",
+    "AttributeValue",
+    "ValueExtractor",
+    "Vocabulary",
+    "assign_attributes",
+    "attribute_key",
+    "read_fact",
+    "vocabulary",
+]
+
+VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "data" / "attributes.json"
+SIMILARITY_THRESHOLD = 0.9
+"""Cosine (all-MiniLM-L6-v2) above which an unlisted predicate phrase counts as a listed one
+(docs/attributes.md, "Similarity threshold")."""
+
+Multiplicity = Literal["single", "multi"]
+Encode = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One vocabulary entry (see ``kgmem/data/attributes.json``'s ``about``)."""
+
+    id: str
+    multiplicity: Multiplicity
+    value_types: tuple[str, ...]
+    predicates: tuple[str, ...] = ()
+    nouns: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
+    per_thing: bool = False
+
+    def allows(self, kind: str) -> bool:
+        """Whether a value of type ``kind`` can be this attribute's value."""
+        return kind in self.value_types
+
+    def value_word(self, text: str) -> str | None:
+        """The longest of the attribute's ``values`` that occurs in ``text`` as words."""
+        low = f" {' '.join(_WORDS.findall(text.lower()))} "
+        found = [v for v in self.values if f" {v} " in low]
+        return max(found, key=len) if found else None
+
+
+class Vocabulary:
+    """The attributes and their lookups (predicate → attributes, noun → attribute)."""
+
+    def __init__(self, attributes: Sequence[Attribute]) -> None:
+        self.attributes = {a.id: a for a in attributes}
+        self.by_predicate: dict[str, list[Attribute]] = {}
+        self.by_noun: dict[str, Attribute] = {}
+        for a in attributes:
+            for p in a.predicates:
+                self.by_predicate.setdefault(p, []).append(a)
+            for n in a.nouns:
+                self.by_noun.setdefault(n, a)
+        self.predicates = tuple(self.by_predicate)
+        self._vectors: np.ndarray | None = None
+
+    def noun(self, phrase: str) -> tuple[Attribute, str] | None:
+        """The attribute the head of a noun phrase names, and the matched noun (longest
+        match at the phrase's end: "passport number" before "number")."""
+        words = _WORDS.findall(phrase.lower())
+        for size in (3, 2, 1):
+            if len(words) >= size:
+                tail = " ".join(words[-size:])
+                if tail in self.by_noun:
+                    return self.by_noun[tail], tail
+                if size == 1 and tail.endswith("s") and tail[:-1] in self.by_noun:
+                    return self.by_noun[tail[:-1]], tail[:-1]
+        return None
+
+    def predicate_vectors(self, encode: Encode) -> np.ndarray:
+        """Unit vectors of every listed predicate (encoded once per vocabulary)."""
+        if self._vectors is None:
+            self._vectors = _unit(encode(list(self.predicates)))
+        return self._vectors
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    arr = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    return np.asarray(arr / np.where(norms == 0, 1.0, norms))
+
+
+@cache
+def vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
+    """The shipped vocabulary (read once)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for e in data["attributes"]:
+        bad = [t for t in e["value_types"] if t not in VALUE_TYPES]
+        if bad:
+            raise ValueError(f"{path.name}: attribute {e['id']!r} allows unknown types {bad}")
+        out.append(
+            Attribute(
+                id=e["id"],
+                multiplicity=e["multiplicity"],
+                value_types=tuple(e["value_types"]),
+                predicates=tuple(e.get("predicates", ())),
+                nouns=tuple(e.get("nouns", ())),
+                values=tuple(e.get("values", ())),
+                questions=tuple(e.get("questions", ())),
+                per_thing=bool(e.get("per_thing", False)),
+            )
+        )
+    return Vocabulary(out)
+
+
+@dataclass(frozen=True)
+class AttributeValue:
+    """What `read_fact` found: the attribute, its value and type, whose it is."""
+
+    attribute: str
+    value: str
+    value_type: ValueType
+    multiplicity: Multiplicity | None
+    holder: str | None = None
+    thing: str | None = None
+    listed: bool = True
+
+
+_WORDS = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """A word list written as one space-separated string."""
+    return frozenset(text.split())
+
+
+_POSSESSIVE = re.compile(r"^(?P<owner>[\w .'-]+?)'s\s+(?P<thing>.+)$", re.IGNORECASE)
+_PP = re.compile(r"\s+(?P<prep>in|at|to|for|with|from|of|on)\s+(?P<rest>.+)$", re.IGNORECASE)
+_DETERMINERS = re.compile(r"^(?:the|a|an|my|our|your|his|her|their|new|old|current)\s+", re.I)
+_ORG_HEADS = _word_set(
+    "hospital clinic school university college bank company firm agency studio lab office store "
+    "shop restaurant cafe café bakery hotel startup group institute centre center practice "
+    "pharmacy library museum council ministry department corporation inc ltd gmbh"
+)
+
+
+def _normalise(relation: str) -> str:
+    return re.sub(r"[\s\-]+", "_", relation.strip().lower())
+
+
+def _entity_surface(entity_id: str, text: str) -> str:
+    """The surface of an entity id's slug in ``text`` ("lakeview-clinic" → "Lakeview Clinic"),
+    else the slug's words."""
+    slug = entity_id.rsplit(":", 1)[-1]
+    words = [w for w in slug.split("-") if w]
+    if words:
+        pattern = r"\W+".join(re.escape(w) for w in words)
+        m = re.search(pattern, text, re.IGNORECASE)
+        if m:
+            return m.group(0)
+    return " ".join(words)
+
+
+def _typed(value: str, entity_id: str | None) -> ValueType:
+    kind = value_type(value, entity_id=entity_id)
+    if (
+        kind == "other"
+        and _WORDS.findall(value.lower())[-1:]
+        and (_WORDS.findall(value.lower())[-1] in _ORG_HEADS)
+    ):
+        return "organization"
+    return kind
+
+
+def _candidates(fact: FactRecord) -> list[tuple[str, str | None]]:
+    """``(surface, entity id)`` of the fact's possible values: the object, then object-side
+    entities."""
+    out: list[tuple[str, str | None]] = []
+    if ":e:" in fact.object:
+        out.append((_entity_surface(fact.object, fact.text), fact.object))
+    elif fact.object.strip():
+        out.append((fact.object.strip(), None))
+    for entity_id, role in fact.about:
+        if role == "object" and entity_id != fact.object:
+            out.append((_entity_surface(entity_id, fact.text), entity_id))
+    return out
+
+
+#: attributes whose value is a thing someone has, does or likes: an abstract noun ("a blast",
+#: "support", "their own story") or a literal no entity stands for is no such thing
+_THING_VALUED = frozenset({"owned", "hobbies", "likes"})
+
+
+def _pick_value(
+    attribute: Attribute, values: Sequence[tuple[str, str | None]], text: str
+) -> tuple[str, ValueType] | None:
+    for surface, entity_id in values:
+        if attribute.id in _THING_VALUED and (
+            entity_id is None or is_abstract_noun(_head(surface)) or _head(surface) in ABSTRACT
+        ):
+            continue
+        kind = _typed(surface, entity_id)
+        if attribute.values:
+            word = attribute.value_word(surface)
+            if word is not None:
+                return word, "other" if kind not in attribute.value_types else kind
+            continue
+        if attribute.allows(kind):
+            return surface, kind
+    if attribute.values and (word := attribute.value_word(text)) is not None:
+        return word, "other"
+    return None
+
+
+def _head(phrase: str) -> str:
+    words = _WORDS.findall(phrase.lower())
+    return words[-1] if words else ""
+
+
+def _thing(core: str, noun: str) -> str:
+    """The thing an attribute of a thing belongs to, as key text: the possessed phrase's head
+    noun ("flight"), or for a compound noun ("passport number") its words joined by ``-``."""
+    words = _WORDS.findall(noun.lower())
+    return "-".join(words) if len(words) > 1 else _head(core)
+
+
+def _person_subject(fact: FactRecord) -> str | None:
+    for entity_id, role in fact.about:
+        if role == "subject" and ":e:person:" in entity_id:
+            return entity_id
+    return None
+
+
+def _phrases(fact: FactRecord) -> list[str]:
+    """The fact's predicate phrases, most specific first."""
+    rel = _normalise(fact.relation)
+    rel = rel[4:] if rel.startswith("not_") else rel
+    verb = rel.replace("_", " ")
+    out = [verb]
+    objects = _candidates(fact)
+    if objects:
+        surface = objects[0][0]
+        head = _head(surface)
+        if (head and ":e:" in fact.object) or (head and not _PP.search(surface)):
+            m = re.search(
+                rf"\b{re.escape(head)}s?\s+(with|at|for|from|in|to|on)\b", fact.text, re.I
+            )
+            if m:
+                out.insert(0, f"{verb} {head} {m.group(1).lower()}")
+            out.insert(1 if m else 0, f"{verb} {head}")
+        if rel == "be" and (pp := _PP.search(surface)):
+            out.insert(0, f"be {pp['prep'].lower()}")
+    return out
+
+
+def read_fact(
+    fact: FactRecord, similar: Callable[[str], list[str]] | None = None
+) -> AttributeValue | None:
+    """The attribute value a fact states (module docstring), or None for a fact with no
+    object and no possessive subject.
+
+    Args:
+        fact: an extracted fact.
+        similar: maps a predicate phrase to the listed predicates close to it by embedding
+            (`SIMILARITY_THRESHOLD`); None = exact matches only.
+    """
+    vocab = vocabulary()
+    values = _candidates(fact)
+    m = _POSSESSIVE.match(fact.subject) if ":e:" not in fact.subject else None
+    if m is not None:
+        thing_phrase = _DETERMINERS.sub("", m["thing"].strip())
+        pp = _PP.search(thing_phrase)
+        core = thing_phrase[: pp.start()] if pp else thing_phrase
+        found = vocab.noun(core)
+        holder = _person_subject(fact)
+        if found is not None and holder is not None:
+            attribute, noun = found
+            if pp is not None and attribute.allows("place") and pp["prep"].lower() in ("in", "at"):
+                place = pp["rest"].strip()
+                return AttributeValue(attribute.id, place, "place", attribute.multiplicity, holder)
+            picked = _pick_value(attribute, values, fact.text)
+            if picked is not None:
+                thing = _thing(core, noun) if attribute.per_thing else None
+                return AttributeValue(
+                    attribute.id, picked[0], picked[1], attribute.multiplicity, holder, thing
+                )
+        if holder is not None and values:
+            surface, entity_id = values[0]
+            return AttributeValue(
+                f"{_head(core)}", surface, _typed(surface, entity_id), None, holder, None, False
+            )
+    phrases = _phrases(fact)
+    if values and values[0][1] is None and (pp := _PP.search(values[0][0])):
+        values = [(pp["rest"].strip(), None), *values]  # "a nurse at X": X is the value
+    for phrase in phrases:
+        for attribute in vocab.by_predicate.get(phrase, ()):
+            picked = _pick_value(attribute, values, fact.text)
+            if picked is not None:
+                return AttributeValue(attribute.id, picked[0], picked[1], attribute.multiplicity)
+    if similar is not None:
+        for phrase in phrases:
+            for listed in similar(phrase):
+                for attribute in vocab.by_predicate.get(listed, ()):
+                    picked = _pick_value(attribute, values, fact.text)
+                    if picked is not None:
+                        return AttributeValue(
+                            attribute.id, picked[0], picked[1], attribute.multiplicity
+                        )
+    if not values:
+        return None
+    surface, entity_id = values[0]
+    derived = phrases[0].replace(" ", "_")
+    return AttributeValue(derived, surface, _typed(surface, entity_id), None, None, None, False)
+
+
+def _similar(encode: Encode, phrases: Sequence[str]) -> Callable[[str], list[str]]:
+    """A `read_fact` ``similar`` over ``phrases`` (encoded in one batch)."""
+    vocab = vocabulary()
+    listed = vocab.predicate_vectors(encode)
+    todo = sorted({p for p in phrases if p not in vocab.by_predicate})
+    near: dict[str, list[str]] = {}
+    if todo:
+        scores = _unit(encode(todo)) @ listed.T
+        for phrase, row in zip(todo, scores, strict=True):
+            order = np.argsort(-row)
+            near[phrase] = [
+                vocab.predicates[i] for i in order[:3] if row[i] >= SIMILARITY_THRESHOLD
+            ]
+    return lambda phrase: near.get(phrase, [])
+
+
+def assign_attributes(
+    facts: Sequence[FactRecord], encode: Encode | None = None
+) -> list[FactRecord]:
+    """Copies of ``facts`` with ``attribute``, ``value``, ``value_type``, ``multiplicity``,
+    ``holder`` and ``thing`` set by `read_fact` (same order). Facts that already carry an
+    attribute, and facts that are not ``extracted``, are returned unchanged.
+
+    Args:
+        encode: the embedder's ``encode`` (texts → ``(n, dim)``); None = no similarity step.
+    """
+    todo = [f for f in facts if f.attribute is None and f.source == "extracted"]
+    similar = None
+    if encode is not None and todo:
+        similar = _similar(encode, [p for f in todo for p in _phrases(f)])
+    out = []
+    for fact in facts:
+        if fact.attribute is not None or fact.source != "extracted":
+            out.append(fact)
+            continue
+        found = read_fact(fact, similar)
+        if found is None:
+            out.append(fact)
+            continue
+        out.append(
+            fact.model_copy(
+                update={
+                    "attribute": found.attribute,
+                    "value": found.value,
+                    "value_type": found.value_type,
+                    "multiplicity": found.multiplicity,
+                    "holder": found.holder,
+                    "thing": found.thing,
+                }
+            )
+        )
+    return out
+
+
+def attribute_key(fact: FactRecord) -> str | None:
+    """The supersession key a fact's listed attribute gives, or None.
+
+    ``<holder>|<attribute>`` for a single-valued attribute (``|<thing>`` added for an
+    attribute of a thing: ``user|scheduled_date|flight``), ``<holder>|<attribute>|<value head
+    word>`` for a multi-valued one; the holder is ``holder`` else ``subject``, stripped and
+    case-folded (as `kgmem.ingest.supersession` keys). Derived attributes (no multiplicity)
+    and modalities other than ``asserted`` / ``negated`` key nothing.
+    """
+    if fact.attribute is None or fact.multiplicity is None:
+        return None
+    if fact.modality not in ("asserted", "negated"):
+        return None
+    holder = (fact.holder or fact.subject).strip().casefold()
+    if not holder:
+        return None
+    if fact.multiplicity == "multi":
+        head = _head(fact.value or "")
+        if len(head) > 3 and head.endswith("s") and not head.endswith("ss"):
+            head = head[:-1]
+        return f"{holder}|{fact.attribute}|{head}" if head else None
+    if fact.thing:
+        return f"{holder}|{fact.attribute}|{fact.thing}"
+    return f"{holder}|{fact.attribute}"
+
+
+# --- statements by value form --------------------------------------------------------------
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_FIRST = re.compile(r"\b(?:i|me|my|mine|we|us|our|i'm|i've|i'll)\b", re.IGNORECASE)
+_REJECTED = re.compile(r"\b(?:not|no longer|instead of|rather than)\s+(?:the\s+)?$", re.I)
+_HABIT = re.compile(
+    r"\b(?:every|each)\s+(?:day|morning|evening|night|week|weekend)\b|\bin\s+the\s+(?:mornings?"
+    r"|evenings?)\b|\b(?:usually|always|daily|nowadays|these\s+days|back\s+to|switched\s+to|"
+    r"ritual|habit|routine)\b",
+    re.IGNORECASE,
+)
+_PLACE_AFTER = re.compile(r"\s+(?:in|at)\s+(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+#: pattern-typed values this extractor reads (a bare number or a time alone says too little)
+_FORM_TYPES = frozenset({"email", "phone", "url", "money", "date", "number"})
+VALUE_OFFSET = SERIAL_STRIDE * 7 // 10
+
+
+_COPULA_TYPES = frozenset({"date", "number"})
+_COPULA = re.compile(
+    r"\b(?:is|are|'s|was|will\s+be|moved\s+to|changed\s+to|now)\s+(?:on\s+|at\s+|for\s+)?"
+    r"(?:the\s+)?$|:\s*$",
+    re.IGNORECASE,
+)
+_OTHERS = re.compile(r"\b(?:his|her|their|your|[A-Z][a-z]+'s)\b")
+
+
+def _only_attribute(kind: str, vocab: Vocabulary) -> tuple[Attribute, str] | None:
+    """The one attribute whose only allowed type is ``kind`` (an e-mail address is an e-mail),
+    with its first noun; None when several or none are."""
+    if kind not in ("email", "phone", "url"):
+        return None  # a date or an amount alone says nothing of what it is the value of
+    owners = [a for a in vocab.attributes.values() if a.value_types == (kind,) and a.nouns]
+    return (owners[0], owners[0].nouns[0]) if len(owners) == 1 else None
+
+
+def _noun_before(sentence: str, start: int) -> tuple[Attribute, str] | None:
+    """The attribute the nearest vocabulary noun within eight words before ``start`` names."""
+    words = list(re.finditer(r"[A-Za-z][\w'-]*", sentence[:start]))[-8:]
+    vocab = vocabulary()
+    for i in range(len(words) - 1, -1, -1):
+        for size in (3, 2, 1):
+            if i - size + 1 < 0:
+                continue
+            phrase = " ".join(w.group(0).lower() for w in words[i - size + 1 : i + 1])
+            if phrase in vocab.by_noun:
+                return vocab.by_noun[phrase], phrase
+    return None
+
+
+class ValueExtractor:
+    """The value-form `FactExtractor` (module docstring): facts with ``source =
+    "extracted"``, ids ``<cid>:v:<dia>:<n>``, serial ``index * SERIAL_STRIDE + 700 + n``,
+    each carrying its attribute, value and type; the speaker is the holder."""
+
+    name = "values"
+
+    def extract(
+        self, conversation_id: str, turns: Sequence[TurnRecord], speakers: Sequence[str]
+    ) -> Extraction:
+        """Facts for every sentence of ``turns`` that states an attribute value by its form."""
+        from kgmem.ingest.entities import EntityResolver
+
+        resolver = EntityResolver(conversation_id, speakers)
+        facts: list[FactRecord] = []
+        mentions: dict[tuple[str, str], None] = {}
+        vocab = vocabulary()
+        for turn in turns:
+            if turn.request or turn.role in ("assistant", "system", "tool"):
+                continue  # an assistant's reply states no attribute of its own
+            speaker = resolver.resolve(turn.speaker, "person")
+            if speaker is None:
+                continue
+            body, _ = split_captions(turn.text)
+            n = 0
+            for sentence in _SENTENCE.split(body):
+                sentence = sentence.strip()
+                if not sentence or sentence.endswith("?"):
+                    continue
+                for found in self._sentence(sentence, vocab):
+                    attribute, value, kind, thing = found
+                    facts.append(
+                        FactRecord(
+                            id=f"{conversation_id}:v:{turn.dia_id}:{n}",
+                            conversation_id=conversation_id,
+                            subject=speaker.id,
+                            relation=f"has_{attribute.id}",
+                            object=value,
+                            text=f"{turn.speaker}: {sentence}",
+                            source="extracted",
+                            cites=(turn.id,),
+                            about=((speaker.id, "subject"),),
+                            valid_from=turn.observed_at,
+                            serial=turn.index * SERIAL_STRIDE + VALUE_OFFSET + n,
+                            confidence=0.7,
+                            session=turn.session,
+                            attribute=attribute.id,
+                            value=value,
+                            value_type=kind,
+                            multiplicity=attribute.multiplicity,
+                            holder=speaker.id,
+                            thing=thing,
+                        )
+                    )
+                    mentions[(turn.id, speaker.id)] = None
+                    n += 1
+        used = {f.subject for f in facts}
+        entities = [e for e in resolver.entities() if e.id in used]
+        return Extraction(facts=facts, entities=entities, mentions=list(mentions))
+
+    @staticmethod
+    def _sentence(
+        sentence: str, vocab: Vocabulary
+    ) -> list[tuple[Attribute, str, ValueType, str | None]]:
+        out: list[tuple[Attribute, str, ValueType, str | None]] = []
+        first_person = bool(_FIRST.search(sentence))
+        seen: set[str] = set()
+        for kind, start, _, surface in find_values(sentence):
+            if kind not in _FORM_TYPES or _REJECTED.search(sentence[:start]):
+                continue
+            found = _noun_before(sentence, start) or _only_attribute(kind, vocab)
+            if found is None:
+                continue
+            attribute, noun = found
+            if not attribute.allows(kind) or attribute.id in seen:
+                continue
+            if kind in _COPULA_TYPES and not _COPULA.search(sentence[:start]):
+                continue  # "a trip last week" dates an event; "the trip is on the 9th" sets one
+            if _OTHERS.search(sentence[:start]) and not first_person:
+                continue  # someone else's value: "his number is …"
+            seen.add(attribute.id)
+            thing = _thing(noun, noun) if attribute.per_thing else None
+            out.append((attribute, surface, kind, thing))
+        if _OTHERS.search(sentence) and not first_person:
+            return out
+        for noun, attribute in vocab.by_noun.items():  # "our flat in Leuven"
+            if not attribute.allows("place") or attribute.id in seen:
+                continue
+            m = re.search(rf"\b{re.escape(noun)}{_PLACE_AFTER.pattern}", sentence)
+            if m:
+                seen.add(attribute.id)
+                out.append((attribute, m["place"], "place", None))
+        if _HABIT.search(sentence):
+            for attribute in vocab.attributes.values():
+                if (
+                    attribute.values
+                    and attribute.multiplicity == "single"
+                    and attribute.id not in seen
+                ):
+                    positions = [
+                        (m.start(), v)
+                        for v in attribute.values
+                        if (m := re.search(rf"\b{re.escape(v)}\b", sentence, re.I))
+                    ]
+                    if positions:
+                        _, word = min(positions, key=lambda p: (p[0], -len(p[1])))
+                        seen.add(attribute.id)
+                        out.append((attribute, word, "other", None))
+        return out
