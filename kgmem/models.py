@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from kgmem.roles import Role
 
 __all__ = [
+    "SOURCE_KINDS",
     "ConversationRecord",
     "EntityRecord",
     "EntityType",
@@ -26,6 +27,7 @@ __all__ = [
     "Modality",
     "QuestionRecord",
     "SessionRecord",
+    "SourceKind",
     "TimeInterval",
     "TurnRecord",
 ]
@@ -36,6 +38,10 @@ Modality = Literal["asserted", "negated", "hypothetical", "planned", "question",
 """How a fact's clause holds its content (see `kgmem.ingest.modality`). Only ``asserted`` and
 ``negated`` facts take part in current values."""
 Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
+SourceKind = Literal["chat", "document", "facts"]
+"""What a turn's text is: said in a chat, a chunk of a document, or a line of a fact list."""
+#: every source kind, in the order docs and errors list them
+SOURCE_KINDS: tuple[SourceKind, ...] = ("chat", "document", "facts")
 
 
 def _aware(value: datetime) -> datetime:
@@ -64,6 +70,11 @@ class TurnRecord(_Record):
             ``tool``, or None for a named speaker with no role (LoCoMo).
         request: the turn is a memory request (`kgmem.ingest.requests`): stored, never a
             source of facts, never an answer.
+        source: where the text came from beyond the conversation itself, e.g. a document's
+            ``file#heading``; None for chat turns.
+        source_kind: what kind of source the turn is (`SourceKind`): ``chat`` (said in a
+            conversation), ``document`` (a chunk of an ingested document) or ``facts`` (a line
+            of a fact list); the ``sources`` filter of a search matches it.
     """
 
     id: str
@@ -76,6 +87,8 @@ class TurnRecord(_Record):
     observed_at: datetime
     role: Role | None = None
     request: bool = False
+    source: str | None = None
+    source_kind: SourceKind = "chat"
 
     _check_tz = field_validator("observed_at")(_aware)
 
@@ -184,7 +197,13 @@ class QuestionRecord(_Record):
 
 
 class ConversationRecord(_Record):
-    """A whole conversation as a loader produces it."""
+    """A whole conversation as a loader produces it.
+
+    Attributes:
+        owner: the user, agent or team whose memory the conversation belongs to (one owner's
+            conversations are searched together: `kgmem.api.Memory.search` ``owner=``); None
+            for a conversation of its own.
+    """
 
     conversation_id: str
     speakers: tuple[str, ...]
@@ -192,6 +211,7 @@ class ConversationRecord(_Record):
     turns: tuple[TurnRecord, ...]
     facts: tuple[FactRecord, ...] = ()
     questions: tuple[QuestionRecord, ...] = ()
+    owner: str | None = None
 
 
 class Hit(BaseModel):
@@ -199,6 +219,10 @@ class Hit(BaseModel):
 
     Attributes:
         turn_id, text, speaker, session, observed_at: the original turn.
+        conversation_id: the conversation (thread) the turn belongs to; an owner search ranks
+            the turns of all the owner's conversations together.
+        source: the turn's source beyond the conversation (a document's ``file#heading``), or
+            None for chat turns.
         score: the final score (sum of ``terms``); cosine terms lie in [-1, 1].
         terms: each scorer term's value, e.g. ``{"cosine": 0.41, "fact": 0.12}``.
         trace: provenance: which generator brought the turn in, fact ids, hop path, event times.
@@ -212,5 +236,7 @@ class Hit(BaseModel):
     session: int
     observed_at: datetime
     score: float
+    conversation_id: str = ""
+    source: str | None = None
     terms: dict[str, float] = Field(default_factory=dict)
     trace: dict[str, Any] = Field(default_factory=dict)

@@ -24,6 +24,7 @@ __all__ = [
     "MAX_TURN_CHARS",
     "check_conversation_id",
     "check_unicode",
+    "conversation_of",
     "make_turn",
     "turn_id",
     "turn_text",
@@ -71,6 +72,12 @@ def check_conversation_id(cid: str, *, file: str) -> None:
             file=file,
             conversation_id=cid,
         )
+
+
+def conversation_of(turn_id: str) -> str:
+    """The conversation id of a turn id (the part before the first ``:``; a conversation id
+    never holds one, see `check_conversation_id`)."""
+    return turn_id.partition(":")[0]
 
 
 def turn_id(conversation_id: str, local: str) -> str:

@@ -77,6 +77,7 @@ from kgmem.models import (
     EventRecord,
     FactRecord,
     SessionRecord,
+    SourceKind,
     TimeInterval,
     TurnRecord,
 )
@@ -144,6 +145,8 @@ class NewTurn:
         observed_at: timezone-aware.
         id: the caller's local id, or None for a default ``t<index>``.
         session: session number, or None for the conversation's last session (1 if new).
+        role / request: the speaker's role and whether the turn is a memory request.
+        source / source_kind: see `kgmem.models.TurnRecord`.
     """
 
     speaker: str
@@ -153,6 +156,8 @@ class NewTurn:
     session: int | None = None
     role: Role | None = None
     request: bool = False
+    source: str | None = None
+    source_kind: SourceKind = "chat"
 
 
 class AppendHook(Protocol):
@@ -225,6 +230,8 @@ def allocate_turns(
                 observed_at=turn.observed_at.astimezone(UTC),
                 role=turn.role,
                 request=turn.request,
+                source=turn.source,
+                source_kind=turn.source_kind,
             )
         )
     return out
@@ -903,6 +910,8 @@ def _turn_from_row(cid: str, row: Mapping[str, Any]) -> TurnRecord:
         observed_at=row["observed_at"],
         role=row.get("role"),
         request=bool(row.get("request")),
+        source=row.get("source"),
+        source_kind=row.get("source_kind") or "chat",
     )
 
 

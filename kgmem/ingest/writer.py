@@ -79,6 +79,8 @@ def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors) -> list[Row]:
             "observed_at": t.observed_at,
             "role": t.role,
             "request": True if t.request else None,
+            "source": t.source,
+            "source_kind": t.source_kind,
             "embedding": _vector(vector),
         }
         for t, vector in zip(turns, embeddings, strict=True)
