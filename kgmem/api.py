@@ -582,6 +582,7 @@ class Memory:
         sessions: Sequence[int] | int | None = None,
         between: Sequence[datetime | None] | None = None,
         sources: Sequence[str] | str | None = None,
+        conversations: Sequence[str] | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
@@ -608,6 +609,8 @@ class Memory:
             between: ``(start, end)``: only turns observed in that range (inclusive; None for
                 an open end; naive datetimes are UTC).
             sources: only turns of these source kinds: ``chat``, ``document``, ``facts``.
+            conversations: with ``owner``: only these of the owner's conversations, still in
+                one read (the LangGraph store searches a namespace prefix this way).
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
@@ -631,7 +634,11 @@ class Memory:
                 conversation_id=conversation_id,
             )
         filters = SearchFilters.of(
-            speakers=speakers, sessions=sessions, between=between, sources=sources
+            speakers=speakers,
+            sessions=sessions,
+            between=between,
+            sources=sources,
+            conversations=conversations,
         )
         Scope(conversation_id=conversation_id, owner=owner)  # checked before any read
         if not self._indexes_online:  # once per Memory: a populating index misses turns

@@ -29,6 +29,7 @@ def _run(
     quiet: bool,
     as_json: bool,
     roles: dict[str, str] | None = None,
+    owner: str | None = None,
 ) -> None:
     reports: list[IngestReport] = []
     with memory_from(ctx) as memory, progress_bar(not quiet and not as_json) as progress:
@@ -39,6 +40,7 @@ def _run(
                     facts=facts,  # type: ignore[arg-type]
                     progress=progress,
                     roles=roles,
+                    owner=owner,
                 )
             )
     if as_json:
@@ -88,7 +90,16 @@ def _roles(values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+_OWNER = click.option(
+    "--owner",
+    default=None,
+    help="The owner (user, agent or team) the conversations belong to; an owner's "
+    "conversations are searched together (kgmem search --owner).",
+)
+
+
 @ingest.command("locomo")
+@_OWNER
 @click.argument("file", type=_FILE)
 @click.option(
     "--conversation", "conversations", multiple=True, help="Only these sample ids (repeatable)."
@@ -102,6 +113,7 @@ def _roles(values: tuple[str, ...]) -> dict[str, str]:
 def ingest_locomo(
     ctx: click.Context,
     file: Path,
+    owner: str | None,
     conversations: tuple[str, ...],
     facts: str,
     quiet: bool,
@@ -109,10 +121,11 @@ def ingest_locomo(
 ) -> None:
     """Ingest a LoCoMo-layout file (locomo10.json)."""
     records = load_locomo(file, conversations or None)
-    _run(ctx, records, facts, quiet, as_json)
+    _run(ctx, records, facts, quiet, as_json, owner=owner)
 
 
 @ingest.command("chat")
+@_OWNER
 @click.argument("file", type=_FILE)
 @click.option(
     "--facts", type=FACTS, default="extracted", show_default=True, help="Fact sources to build."
@@ -130,6 +143,7 @@ def ingest_locomo(
 def ingest_chat(
     ctx: click.Context,
     file: Path,
+    owner: str | None,
     facts: str,
     roles: tuple[str, ...],
     quiet: bool,
@@ -138,10 +152,11 @@ def ingest_chat(
     """Ingest kgmem's generic chat format (JSON or JSONL; see README). Speakers named user /
     assistant / system / tool have that role; --role or the file's 'roles' name others
     (docs/roles-and-requests.md)."""
-    _run(ctx, load_chat(file), facts, quiet, as_json, _roles(roles) or None)
+    _run(ctx, load_chat(file), facts, quiet, as_json, _roles(roles) or None, owner=owner)
 
 
 @ingest.command("facts")
+@_OWNER
 @click.argument("file", type=_FILE)
 @click.option(
     "--conversation",
@@ -152,11 +167,17 @@ def ingest_chat(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest_facts(
-    ctx: click.Context, file: Path, conversation_id: str | None, quiet: bool, as_json: bool
+    ctx: click.Context,
+    file: Path,
+    owner: str | None,
+    conversation_id: str | None,
+    quiet: bool,
+    as_json: bool,
 ) -> None:
     """Ingest a numbered fact list ("0. ...\\n1. ...", higher number = newer; plain text, or
     MemoryAgentBench JSON rows) as a conversation: one turn per line, spoken by "source", with
     statement facts, entities and SUPERSEDES chains like any conversation."""
     from kgmem.ingest.numbered import load_numbered
 
-    _run(ctx, load_numbered(file, conversation_id=conversation_id), "extracted", quiet, as_json)
+    records = load_numbered(file, conversation_id=conversation_id)
+    _run(ctx, records, "extracted", quiet, as_json, owner=owner)

@@ -128,9 +128,12 @@ class LinkedRetriever(Retriever):
         ``read/linked_read`` (which returns the conversation's write version in the same round
         trip) shows the cached copy is stale: then the plan may miss new entities, so the
         context is re-read and the question planned and read again."""
-        key = request.scope.key
+        scope = request.scope
+        key = scope.key
         cached = self.contexts.get(key)
-        context = cached if cached is not None else self._context(request.scope)
+        context = cached if cached is not None else self._context(scope)
+        if not scope.by_owner and scope.owner is not None and context.owner != scope.owner:
+            raise ConversationNotFound(str(scope.conversation_id))  # someone else's
         qplan, pools = self._plan_and_read(request, context)
         if cached is not None and pools.context_version != cached.version:
             self.contexts.pop(key, None)
@@ -360,9 +363,13 @@ class LinkedRetriever(Retriever):
 def read_scope(request: Request, context: ConversationContext) -> gen.ReadScope:
     """The `linked_read` scope of ``request`` in ``context``: its owner and conversations,
     and its filters' bounds (an unset filter = every speaker, session and kind of the scope)."""
+    threads = context.conversation_ids or (request.conversation_id,)
+    if request.filters.conversations is not None:
+        wanted = set(request.filters.conversations)
+        threads = tuple(c for c in threads if c in wanted)
     return gen.ReadScope(
         owner=context.owner,
-        conversation_ids=context.conversation_ids or (request.conversation_id,),
+        conversation_ids=threads,
         by_owner=request.scope.by_owner,
         bounds=Bounds.of(
             request.filters,

@@ -105,12 +105,15 @@ class SearchFilters:
             timezone-aware; naive = UTC; either may be None for an open bound).
         sources: only turns of these source kinds (`kgmem.models.SourceKind`: ``chat``,
             ``document``, ``facts``).
+        conversations: in an owner search, only these of the owner's conversations (the
+            LangGraph store's namespace prefixes); ids the owner does not have match nothing.
     """
 
     speakers: tuple[str, ...] | None = None
     sessions: tuple[int, ...] | None = None
     between: tuple[datetime | None, datetime | None] | None = None
     sources: tuple[SourceKind, ...] | None = None
+    conversations: tuple[str, ...] | None = None
 
     @classmethod
     def of(
@@ -120,13 +123,14 @@ class SearchFilters:
         sessions: Sequence[int] | int | None = None,
         between: Sequence[datetime | None] | None = None,
         sources: Sequence[str] | str | None = None,
+        conversations: Sequence[str] | None = None,
     ) -> SearchFilters:
         """Checked filters from caller input (a single value counts as a one-element list).
 
         Raises:
             MalformedInput: an empty list, a speaker that is not a string, a session that is
                 not an integer >= 1, ``between`` that is not two datetimes-or-None with start
-                <= end, or an unknown source kind.
+                <= end, an unknown source kind, or an empty ``conversations``.
         """
         spk: tuple[str, ...] | None = None
         if speakers is not None:
@@ -157,13 +161,19 @@ class SearchFilters:
                     f"sources must be among {', '.join(SOURCE_KINDS)}; got {sources!r:.80}"
                 )
             kinds = tuple(k for k in SOURCE_KINDS if k in raw)
-        return cls(spk, ses, window, kinds)
+        threads: tuple[str, ...] | None = None
+        if conversations is not None:
+            threads = tuple(conversations)
+            if not threads or not all(isinstance(c, str) and c for c in threads):
+                raise MalformedInput("conversations must be a non-empty list of conversation ids")
+        return cls(spk, ses, window, kinds, threads)
 
     @property
     def active(self) -> bool:
         """True when any filter restricts the search."""
         return any(
-            x is not None for x in (self.speakers, self.sessions, self.between, self.sources)
+            x is not None
+            for x in (self.speakers, self.sessions, self.between, self.sources, self.conversations)
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -177,6 +187,8 @@ class SearchFilters:
             out["between"] = [x.isoformat() if x is not None else None for x in self.between]
         if self.sources is not None:
             out["sources"] = list(self.sources)
+        if self.conversations is not None:
+            out["conversations"] = list(self.conversations)
         return out
 
 

@@ -1,10 +1,11 @@
 """Owners: one owner's conversations searched together in one read, isolated inside the index.
 
-100 owners, each with two threads written through `Memory.add_turns(owner=...)` (facts extracted,
-entities derived), all with the SAME vocabulary: every owner says the same sentences, so every
-cosine, BM25 score and entity name ties across owners. An owner search must return the owner's
-turns from both threads in one ranking, and no id of another owner's turn, fact or entity may
-appear anywhere in the result (hits, traces, current-value decisions, answerability).
+100 owners, each with two threads, all with the SAME vocabulary: every owner says the same
+sentences with the same embeddings, facts and entities (copies of owner 0's, which went through
+`Memory.add_turns(owner=...)`), so every cosine, BM25 score and entity name ties across owners.
+An owner search must return the owner's turns from both threads in one ranking, and no id of
+another owner's turn, fact or entity may appear anywhere in the result (hits, traces,
+current-value decisions, answerability).
 `forget_owner` removes everything of one owner and nothing of the others.
 """
 
@@ -16,10 +17,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kgmem import Memory
+from kgmem.bench.scale import Copy, copy_piece, read_template
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
+from kgmem.ingest.writer import BulkWriter
 
 OWNERS = 100
 WHEN = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
@@ -63,18 +67,36 @@ def _strings(value: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def owners(memory: Memory) -> Iterator[Owners]:
+    """Owner 0's two threads through the whole write path (facts extracted, entities); owners
+    1-99 get exact copies of them (same texts, same embeddings, same facts and entities under
+    their own ids: `kgmem.bench.scale.copy_piece` with no noise), written in bulk."""
     data = Owners(uuid.uuid4().hex[:8])
-    for n, owner in enumerate(data.owners):
-        for thread, turns, days in zip(
-            data.threads(owner), (THREAD_A, THREAD_B), (0, 30), strict=True
-        ):
-            memory.add_turns(
-                thread,
-                [{"speaker": who, "text": text} for who, text in turns],
-                observed_at=WHEN + timedelta(days=days, minutes=n),
-                roles={"user": "user", "assistant": "assistant"},
-                owner=owner,
+    first = data.owners[0]
+    for thread, turns, days in zip(data.threads(first), (THREAD_A, THREAD_B), (0, 30), strict=True):
+        memory.add_turns(
+            thread,
+            [{"speaker": who, "text": text} for who, text in turns],
+            observed_at=WHEN + timedelta(days=days),
+            owner=first,
+        )
+    templates = [read_template(memory.store, t) for t in data.threads(first)]
+    copies = Copy()
+    rng = np.random.default_rng(0)
+    for owner in data.owners[1:]:
+        for template, thread in zip(templates, data.threads(owner), strict=True):
+            memory._claim_owner(thread, owner)
+            copies.extend(
+                copy_piece(
+                    template,
+                    0,
+                    len(template.turns),
+                    conversation_id=thread,
+                    rng=rng,
+                    noise=0.0,
+                )
             )
+    copies.write(BulkWriter(memory.store, batch_size=1000))
+    memory.store.write("write/await_indexes")
     yield data
     for owner in data.owners:
         with contextlib.suppress(ConversationNotFound):
@@ -94,7 +116,7 @@ def _ids_of(memory: Memory, cids: list[str]) -> set[str]:
 
 
 def test_owner_search_is_one_ranking_and_isolated(memory: Memory, owners: Owners) -> None:
-    sample = owners.owners[:: OWNERS // 10]
+    sample = owners.owners[:: OWNERS // 4]
     everyone = [t for o in owners.owners for t in owners.threads(o)]
     all_ids = _ids_of(memory, everyone)
     assert len(all_ids) > OWNERS * 6  # turns, facts and entities of every owner
