@@ -72,7 +72,10 @@ class ReadScope:
         }
 
     def lucene(self, words: list[str]) -> str | None:
-        """The BM25 query of ``words`` inside this scope (`kgmem.store.tenant`)."""
+        """The BM25 query of ``words`` inside this scope (`kgmem.store.tenant`); None when the
+        scope holds no conversation (a ``conversations`` filter that matched none)."""
+        if not self.conversation_ids:
+            return None
         token = owner_token(self.owner) if self.by_owner else tenant_token(self.conversation_ids[0])
         return scope_query(token, words)
 
