@@ -99,6 +99,7 @@ class AsyncMemory:
         progress: Callable[[str, int, int], None] | None = None,
         roles: Mapping[str, str] | None = None,
         requests: bool | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """See `Memory.add_conversation` (``progress`` is called from the worker thread)."""
         return await self._run(
@@ -108,6 +109,7 @@ class AsyncMemory:
             progress=progress,
             roles=roles,
             requests=requests,
+            owner=owner,
         )
 
     async def add_turns(
@@ -119,6 +121,7 @@ class AsyncMemory:
         observed_at: datetime | None = None,
         roles: Mapping[str, str] | None = None,
         requests: bool | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """See `Memory.add_turns`."""
         return await self._run(
@@ -129,6 +132,7 @@ class AsyncMemory:
             observed_at=observed_at,
             roles=roles,
             requests=requests,
+            owner=owner,
         )
 
     async def add_document(
@@ -153,7 +157,7 @@ class AsyncMemory:
     async def search(
         self,
         query: str,
-        conversation_id: str,
+        conversation_id: str | None = None,
         k: int = 10,
         *,
         config: EngineConfig | None = None,
@@ -161,7 +165,7 @@ class AsyncMemory:
         **options: Any,
     ) -> SearchResult:
         """See `Memory.search` (``asked_by``: the asking speaker; extra keyword options, e.g.
-        ``as_of``, are passed through)."""
+        ``as_of``, ``owner`` and the filters, are passed through)."""
         return await self._run(
             self.sync.search,
             query,
@@ -173,10 +177,28 @@ class AsyncMemory:
         )
 
     async def history(
-        self, conversation_id: str, entity: str, relation: str
+        self, conversation_id: str | None, entity: str, relation: str, *, owner: str | None = None
     ) -> list[dict[str, Any]]:
         """See `Memory.history`."""
-        return await self._run(self.sync.history, conversation_id, entity, relation)
+        return await self._run(self.sync.history, conversation_id, entity, relation, owner=owner)
+
+    async def forget_owner(self, owner: str) -> dict[str, int]:
+        """See `Memory.forget_owner`."""
+        return await self._run(self.sync.forget_owner, owner)
+
+    async def owner_conversations(self, owner: str) -> list[str]:
+        """See `Memory.owner_conversations`."""
+        return await self._run(self.sync.owner_conversations, owner)
+
+    async def owner_of(self, conversation_id: str) -> str | None:
+        """See `Memory.owner_of`."""
+        return await self._run(self.sync.owner_of, conversation_id)
+
+    async def timeline(
+        self, conversation_id: str | None = None, *, owner: str | None = None
+    ) -> list[dict[str, Any]]:
+        """See `Memory.timeline`."""
+        return await self._run(self.sync.timeline, conversation_id, owner=owner)
 
     async def current(
         self, conversation_id: str, entity: str, relation: str

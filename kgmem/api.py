@@ -19,22 +19,31 @@ from typing import Any
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
-from kgmem.errors import ConversationNotFound, MalformedInput, NotSupported
+from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
 from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.ingest.requests import RequestPolicy, topic_request
-from kgmem.models import ConversationRecord, TurnRecord
+from kgmem.models import SOURCE_KINDS, ConversationRecord, TurnRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.engine import retriever_for
 from kgmem.retrieve.retriever import Retriever, SearchResult
+from kgmem.retrieve.scope import Scope, SearchFilters, check_owner, owner_scope_key
 from kgmem.roles import check_roles, role_of
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, await_search_indexes, rebuild_search_indexes
+from kgmem.store.tenant import owner_token
 from kgmem.turns import check_conversation_id, make_turn
 
 __all__ = ["MAX_QUERY_CHARS", "Memory"]
+
+
+def _aware(value: Any) -> datetime | None:
+    if not isinstance(value, datetime):
+        return None
+    return value if value.utcoffset() is not None else value.replace(tzinfo=UTC)
+
 
 Progress = Callable[[str, int, int], None]
 
@@ -118,9 +127,12 @@ class Memory:
         return rebuilt
 
     def _invalidate(self, conversation_id: str) -> None:
-        """Drop what this memory caches about a conversation (every write calls it)."""
+        """Drop what this memory caches about a conversation, and every owner context (the
+        conversation may be an owner's; every write calls it)."""
         self._contexts.pop(conversation_id, None)
         self._chain_sources.pop(conversation_id, None)
+        for key in [k for k in self._contexts if k.startswith(owner_scope_key(""))]:
+            self._contexts.pop(key, None)
 
     def _ensure_schema(self) -> None:
         if not self._schema_ready:
@@ -175,6 +187,7 @@ class Memory:
         progress: Progress | None = None,
         roles: Mapping[str, str] | None = None,
         requests: bool | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Ingest a whole conversation (idempotent: re-adding it changes nothing).
 
@@ -192,11 +205,15 @@ class Memory:
             roles: speaker name → role (``user``/``assistant``/``system``/``tool``), over the
                 roles the loader set (the chat format's ``roles`` object) and `kgmem.roles.role_of`.
             requests: detect memory requests (default: ``Settings.requests``).
+            owner: the user, agent or team the conversation belongs to (default: the record's
+                ``owner``); see `add_turns`.
 
         Raises:
-            MalformedInput: a role that is not one of `kgmem.roles.ROLES`.
+            MalformedInput: a role that is not one of `kgmem.roles.ROLES`, a bad owner, or an
+                owner other than the one the conversation already has.
         """
         mapping = check_roles(roles)
+        owner = owner if owner is not None else conversation.owner
         conversation = conversation.model_copy(
             update={
                 "turns": tuple(
@@ -208,6 +225,7 @@ class Memory:
             }
         )
         self._ensure_schema()
+        self._claim_owner(conversation.conversation_id, owner)
         try:
             ingestor = self._ingestor(facts, requests=requests)
             report = ingestor.ingest(conversation, facts=facts, progress=progress)
@@ -225,6 +243,7 @@ class Memory:
         observed_at: datetime | None = None,
         roles: Mapping[str, str] | None = None,
         requests: bool | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """Append turns to a live conversation (creating it if new).
 
@@ -242,12 +261,18 @@ class Memory:
             conversation_id: the tenant.
             turns: dicts with ``speaker`` and ``text``, optionally ``id`` (else ``t<index>``,
                 made unique if an explicit id already took it), ``session``, ``observed_at``
-                (timezone-aware; else the ``observed_at`` arg or now, UTC).
+                (timezone-aware; else the ``observed_at`` arg or now, UTC), ``source`` (where
+                the text comes from, e.g. a document's ``file#heading``) and ``source_kind``
+                (``chat``, the default, ``document`` or ``facts``; `kgmem.models.SourceKind`).
             session: session number (default: the last stored session, or 1).
             observed_at: default timestamp for turns that carry none.
             roles: speaker name → role; otherwise `kgmem.roles.role_of` (a speaker named
                 ``user`` or ``assistant`` has that role).
             requests: detect memory requests (default: ``Settings.requests``).
+            owner: the user, agent or team the conversation belongs to: `search` with
+                ``owner=`` ranks all of an owner's conversations together. Set on the first
+                write that names one (a conversation written without an owner gets it then, on
+                all its turns); None keeps the stored owner. A conversation has one owner.
 
         Returns:
             what was written; ``turn_ids`` are the stored ids in order. Turns whose id the
@@ -255,8 +280,9 @@ class Memory:
             appending the same turn twice stores it once.
 
         Raises:
-            MalformedInput: a turn without speaker/text, a naive datetime, or a ``:`` in the
-                conversation id (nothing is written).
+            MalformedInput: a turn without speaker/text, a naive datetime, a ``:`` in the
+                conversation id, an unknown ``source_kind``, an empty owner or one other than
+                the conversation's (nothing is written).
         """
         return self._add_turns(
             conversation_id,
@@ -265,6 +291,7 @@ class Memory:
             observed_at=observed_at,
             roles=roles,
             requests=requests,
+            owner=owner,
         )
 
     def _add_turns(
@@ -277,10 +304,13 @@ class Memory:
         roles: Mapping[str, str] | None = None,
         requests: bool | None = None,
         hook: AppendHook | None = None,
+        owner: str | None = None,
     ) -> IngestReport:
         """`add_turns` with an `AppendHook` run inside the append's locked transaction (the
         LangGraph store allocates item versions there)."""
         check_conversation_id(conversation_id, file="<add_turns>")
+        if owner is not None:
+            check_owner(owner)
         mapping = check_roles(roles)
         default_time = observed_at or datetime.now(UTC)
         fresh: list[NewTurn] = []
@@ -302,6 +332,20 @@ class Memory:
                 observed_at=raw.get("observed_at", default_time),
                 file="<add_turns>",
             )
+            kind = raw.get("source_kind", "chat")
+            if kind not in SOURCE_KINDS:
+                raise MalformedInput(
+                    f"source_kind {kind!r} is not one of {', '.join(SOURCE_KINDS)}",
+                    conversation_id=conversation_id,
+                    turn=f"#{offset}",
+                )
+            source = raw.get("source")
+            if source is not None and not isinstance(source, str):
+                raise MalformedInput(
+                    "a turn's source is a string",
+                    conversation_id=conversation_id,
+                    turn=f"#{offset}",
+                )
             fresh.append(
                 NewTurn(
                     speaker=checked.speaker,
@@ -310,9 +354,12 @@ class Memory:
                     id=str(raw["id"]).strip() if raw.get("id") is not None else None,
                     session=int(raw_session) if raw_session is not None else None,
                     role=role_of(checked.speaker, mapping),
+                    source=source,
+                    source_kind=kind,
                 )
             )
         self._ensure_schema()
+        self._claim_owner(conversation_id, owner)
         self._invalidate(conversation_id)
         try:
             report = self._ingestor("extracted", requests=requests).append(
@@ -352,7 +399,8 @@ class Memory:
                 `Document` already loaded.
             conversation_id: the conversation to add it to (a chat's id, to search it with that
                 chat); default ``doc-<file name>``.
-            owner: reserved for owners (a user's memory across threads); not supported yet.
+            owner: the owner the conversation belongs to (docs/scopes-and-filters.md): the
+                document's chunks are searched with the owner's other conversations.
             source: the document's name and identity instead of its path (give one with a text,
                 so that re-adding a changed text replaces it). Ignored for a `Document`.
             observed_at: when its chunks were observed (timezone-aware); default the file's
@@ -364,15 +412,10 @@ class Memory:
         Raises:
             DocumentRejected: the file is too large, binary, undecodable, unreadable or empty,
                 or a PDF without the ``pdf`` extra; nothing is written.
-            MalformedInput: an empty ``source``, a naive ``observed_at`` or a ``:`` in the
-                conversation id; nothing is written.
-            NotSupported: ``owner`` is given.
+            MalformedInput: an empty ``source``, a naive ``observed_at``, a ``:`` in the
+                conversation id, an empty owner or a conversation of another owner; nothing is
+                written.
         """
-        if owner is not None:
-            raise NotSupported(
-                "add_document(owner=...) needs owners on add_turns, which this build does not "
-                "have yet; add the document to a conversation (conversation_id=...) instead"
-            )
         document = (
             path_or_text
             if isinstance(path_or_text, Document)
@@ -381,6 +424,7 @@ class Memory:
         cid = conversation_id if conversation_id is not None else document.conversation_id
         check_conversation_id(cid, file=document.file or "<add_document>")
         self._ensure_schema()
+        self._claim_owner(cid, owner)
         self._invalidate(cid)
         try:
             report = write_document(self._ingestor("extracted", requests=False), cid, document)
@@ -389,6 +433,34 @@ class Memory:
         if report.written or report.removed:
             report.bookmarks = self.store.bookmarks()
         return report
+
+    def _claim_owner(self, conversation_id: str, owner: str | None) -> None:
+        """Give the conversation ``owner`` before anything of it is written (``write/claim_owner``).
+
+        Raises:
+            MalformedInput: an empty owner, or the conversation already has another owner.
+        """
+        if owner is None:
+            return
+        check_owner(owner)
+        rows = self.store.write(
+            "write/claim_owner",
+            conversation_id=conversation_id,
+            owner=owner,
+            owner_tk=owner_token(owner),
+        )
+        stored = rows[0]["owner"] if rows else owner
+        if stored != owner:
+            raise MalformedInput(
+                f"conversation {conversation_id!r} belongs to another owner; a conversation has "
+                "one owner (write under that owner, or to another conversation id)",
+                conversation_id=conversation_id,
+            )
+        self._invalidate_owner(owner)
+
+    def _invalidate_owner(self, owner: str) -> None:
+        """Drop this memory's cached context of an owner's conversations taken together."""
+        self._contexts.pop(owner_scope_key(owner), None)
 
     def bookmarks(self) -> list[str]:
         """Neo4j bookmarks of this memory's writes so far (opaque strings; see `use_bookmarks`)."""
@@ -412,6 +484,31 @@ class Memory:
         if not any(counts.values()):
             raise ConversationNotFound(conversation_id)
         return counts
+
+    def forget_owner(self, owner: str) -> dict[str, int]:
+        """Delete everything of an owner, with the no-trace guarantee of `forget`: every
+        conversation it owns (turns, sessions, facts, events, entities, memory-request records,
+        forgotten-turn ids, the Conversation nodes), in one transaction.
+
+        Returns:
+            counts deleted per label and ``conversations``.
+
+        Raises:
+            MalformedInput: an empty owner. OwnerNotFound: the owner has no conversation.
+        """
+        check_owner(owner)
+        rows = self.store.write("write/forget_owner", owner=owner)
+        counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
+        self._contexts.clear()
+        self._chain_sources.clear()
+        if not counts.get("conversations"):
+            raise OwnerNotFound(owner)
+        return counts
+
+    def owner_of(self, conversation_id: str) -> str | None:
+        """The owner of a conversation, or None (no owner, or no such conversation)."""
+        rows = self.store.read("read/conversation_owner", conversation_id=conversation_id)
+        return rows[0]["owner"] if rows else None
 
     def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
         """Forget single turns of a conversation so that no trace of their text remains.
@@ -541,18 +638,29 @@ class Memory:
     def search(
         self,
         query: str,
-        conversation_id: str,
+        conversation_id: str | None = None,
         k: int = 10,
         *,
         config: EngineConfig | None = None,
         as_of: datetime | None = None,
         asked_by: str | None = None,
+        owner: str | None = None,
+        speakers: Sequence[str] | str | None = None,
+        sessions: Sequence[int] | int | None = None,
+        between: Sequence[datetime | None] | None = None,
+        sources: Sequence[str] | str | None = None,
+        conversations: Sequence[str] | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
+        Every filter is optional and applied inside the vector index (docs/scopes-and-filters.md):
+        a filtered search ranks all turns that pass it, not a filtered default top-k.
+
         Args:
             query: a question or any text.
-            conversation_id: the conversation to search (others are never read).
+            conversation_id: the conversation to search (others are never read); None with
+                ``owner``: all of the owner's conversations, in one read with one ranking
+                (each hit names its ``conversation_id``).
             k: number of hits.
             config: retrieval configuration (default: the shipped best dev configuration).
             as_of: the moment the question is asked (timezone-aware datetime; naive = UTC):
@@ -561,6 +669,15 @@ class Memory:
             asked_by: the speaker asking (one of the conversation's speakers): "I", "me",
                 "my" and "the user" in ``query`` mean this speaker. None = the conversation's
                 speaker whose role is ``user`` (`kgmem.roles`), if any.
+            owner: search all conversations of this owner (see `add_turns`); with a
+                ``conversation_id``, that conversation must belong to the owner.
+            speakers: only turns said by these speakers (a name or a list).
+            sessions: only turns of these session numbers.
+            between: ``(start, end)``: only turns observed in that range (inclusive; None for
+                an open end; naive datetimes are UTC).
+            sources: only turns of these source kinds: ``chat``, ``document``, ``facts``.
+            conversations: with ``owner``: only these of the owner's conversations, still in
+                one read (the LangGraph store searches a namespace prefix this way).
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
@@ -569,8 +686,10 @@ class Memory:
 
         Raises:
             MalformedInput: ``query`` is not a string, is longer than `MAX_QUERY_CHARS`, or is
-                not valid Unicode.
-            ConversationNotFound: the conversation holds no turns.
+                not valid Unicode; neither a conversation nor an owner; a bad filter
+                (`kgmem.retrieve.scope.SearchFilters.of`).
+            ConversationNotFound: the conversation holds no turns, or belongs to another
+                owner than ``owner`` (`kgmem.errors.OwnerNotFound`: the owner holds none).
             IndexNotOnline: on this memory's first search, a search index is still populating
                 after `kgmem.store.schema.INDEX_WAIT_S` (or failed).
         """
@@ -581,10 +700,26 @@ class Memory:
                 f"{MAX_QUERY_CHARS:,} characters (kgmem.api.MAX_QUERY_CHARS)",
                 conversation_id=conversation_id,
             )
+        filters = SearchFilters.of(
+            speakers=speakers,
+            sessions=sessions,
+            between=between,
+            sources=sources,
+            conversations=conversations,
+        )
+        Scope(conversation_id=conversation_id, owner=owner)  # checked before any read
         if not self._indexes_online:  # once per Memory: a populating index misses turns
             await_search_indexes(self.store)
             self._indexes_online = True
-        return self.engine(config).search(query, conversation_id, k, as_of=as_of, asked_by=asked_by)
+        return self.engine(config).search(
+            query,
+            conversation_id,
+            k,
+            as_of=as_of,
+            asked_by=asked_by,
+            owner=owner,
+            filters=filters,
+        )
 
     def chain(self, question: str, conversation_id: str) -> ChainResult:
         """Answer a chain question ("the country of citizenship of the spouse of X") by following
@@ -614,11 +749,22 @@ class Memory:
         subjects = [row["id"] for row in rows] + [entity]
         return [f"{subject}|{family}" for subject in dict.fromkeys(subjects)]
 
-    def history(self, conversation_id: str, entity: str, relation: str) -> list[dict[str, Any]]:
+    def history(
+        self,
+        conversation_id: str | None,
+        entity: str,
+        relation: str,
+        *,
+        owner: str | None = None,
+    ) -> list[dict[str, Any]]:
         """Every value a single-valued relation has had, oldest first (nothing is ever deleted).
 
+        With ``owner`` (and no conversation), the values of every conversation of the owner,
+        oldest first by ``valid_from`` (then by conversation and serial): one person's values
+        across threads, the last one current. Each row then names its ``conversation_id``.
+
         Args:
-            conversation_id: the tenant.
+            conversation_id: the tenant (None with ``owner``).
             entity: a canonical name or alias (``"Mel"`` finds Melanie) or an entity id.
             relation: a relation (``live_in``) or its family (``residence``); see
                 `kgmem.ingest.supersession.SINGLE_VALUED`.
@@ -627,15 +773,38 @@ class Memory:
             fact dicts (id, text, serial, valid_from, valid_to, supersedes, superseded_by,
             cites) ordered by serial; the last one is the current value.
         """
+        if conversation_id is None:
+            if owner is None:
+                raise MalformedInput("history needs a conversation id or an owner")
+            rows: list[dict[str, Any]] = []
+            for cid in self.owner_conversations(owner):
+                rows += [r | {"conversation_id": cid} for r in self.history(cid, entity, relation)]
+            never = datetime.min.replace(tzinfo=UTC)
+            return sorted(
+                rows,
+                key=lambda r: (
+                    _aware(r.get("valid_from")) or never,
+                    r["conversation_id"],
+                    r["serial"],
+                ),
+            )
         keys = self._keys(conversation_id, entity, relation)
         return self.store.read("read/facts_by_key", conversation_id=conversation_id, keys=keys)
 
-    def current(self, conversation_id: str, entity: str, relation: str) -> dict[str, Any] | None:
-        """The current value: the latest ``serial`` on the supersession key (decided in code).
+    def current(
+        self,
+        conversation_id: str | None,
+        entity: str,
+        relation: str,
+        *,
+        owner: str | None = None,
+    ) -> dict[str, Any] | None:
+        """The current value: the latest ``serial`` on the supersession key (decided in code);
+        with ``owner``, the latest across the owner's conversations (see `history`).
 
         Returns None when memory holds no value. See `history` for the arguments.
         """
-        rows = self.history(conversation_id, entity, relation)
+        rows = self.history(conversation_id, entity, relation, owner=owner)
         return rows[-1] if rows else None
 
     def profile(
@@ -665,6 +834,38 @@ class Memory:
             value = dict(row)
             out.setdefault(str(value.pop("attribute")), []).append(value)
         return out
+
+    def owner_conversations(self, owner: str) -> list[str]:
+        """The ids of the owner's conversations, sorted (empty for an unknown owner).
+
+        Raises:
+            MalformedInput: an empty owner.
+        """
+        check_owner(owner)
+        rows = self.store.read("read/owner_conversations", owner=owner)
+        return [str(r["conversation_id"]) for r in rows]
+
+    def timeline(
+        self, conversation_id: str | None = None, *, owner: str | None = None
+    ) -> list[dict[str, Any]]:
+        """What memory holds, as a map: one entry per session of each conversation (chat and
+        fact-list turns) and per document, oldest first.
+
+        Returns:
+            ``{"conversation_id", "kind": "session" | "document", "session", "source", "first",
+            "last", "turns"}`` dicts (``first`` / ``last``: observed datetimes, UTC;
+            ``source``: a document's file, the part of its turns' ``source`` before ``#``).
+
+        Raises:
+            MalformedInput: neither a conversation nor an owner, or an empty owner.
+        """
+        Scope(conversation_id=conversation_id, owner=owner)  # checked
+        if conversation_id is not None:
+            cids = [conversation_id]
+        else:
+            assert owner is not None
+            cids = self.owner_conversations(owner)
+        return self.store.read("read/timeline", conversation_ids=cids)
 
     def evidence_cypher(self, result: SearchResult) -> str:
         """A ready-to-paste Neo4j Browser statement drawing ``result``'s evidence subgraph."""

@@ -41,6 +41,7 @@ __all__ = [
     "ModelUnavailable",
     "Neo4jUnavailable",
     "NotSupported",
+    "OwnerNotFound",
     "QueryNotFound",
     "ReaderError",
     "SchemaMismatch",
@@ -229,6 +230,16 @@ class ConversationNotFound(KgmemError):
     def __init__(self, conversation_id: str) -> None:
         self.conversation_id = conversation_id
         super().__init__(f"conversation {conversation_id!r} has no turns in the store")
+
+
+class OwnerNotFound(ConversationNotFound):
+    """An owner whose conversations hold no turns (a `ConversationNotFound`, so callers that
+    handle an empty conversation handle an empty owner alike)."""
+
+    def __init__(self, owner: str) -> None:
+        KgmemError.__init__(self, f"owner {owner!r} has no conversations with turns in the store")
+        self.owner = owner
+        self.conversation_id = ""
 
 
 class NotSupported(KgmemError, NotImplementedError):

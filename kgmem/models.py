@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from kgmem.roles import Role
 
 __all__ = [
+    "SOURCE_KINDS",
     "ConversationRecord",
     "EntityRecord",
     "EntityType",
@@ -37,8 +38,10 @@ Modality = Literal["asserted", "negated", "hypothetical", "planned", "question",
 """How a fact's clause holds its content (see `kgmem.ingest.modality`). Only ``asserted`` and
 ``negated`` facts take part in current values."""
 Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
-SourceKind = Literal["document"]
-"""The kind of a turn's source when it is not a chat (`TurnRecord.source_kind`)."""
+SourceKind = Literal["chat", "document", "facts"]
+"""What a turn's text is: said in a chat, a chunk of a document, or a line of a fact list."""
+#: every source kind, in the order docs and errors list them
+SOURCE_KINDS: tuple[SourceKind, ...] = ("chat", "document", "facts")
 
 
 def _aware(value: datetime) -> datetime:
@@ -67,13 +70,13 @@ class TurnRecord(_Record):
             ``tool``, or None for a named speaker with no role (LoCoMo).
         request: the turn is a memory request (`kgmem.ingest.requests`): stored, never a
             source of facts, never an answer.
-        source: where the turn's text comes from, for turns that are not said in a chat: a
-            document chunk's ``<document>#<heading trail>`` (`kgmem.ingest.documents`); None
-            for a chat turn.
-        source_kind: the kind of source: ``document`` for a document chunk, None for a chat
-            turn.
+        source: where the text came from beyond the conversation itself: a document chunk's
+            ``<document>#<heading trail>`` (`kgmem.ingest.documents`); None for chat turns.
+        source_kind: what kind of source the turn is (`SourceKind`): ``chat`` (said in a
+            conversation), ``document`` (a chunk of an ingested document) or ``facts`` (a line
+            of a fact list); the ``sources`` filter of a search matches it.
         document: a document chunk's document key (its resolved path, or the ``source`` given
-            to `kgmem.api.Memory.add_document`); None for a chat turn.
+            to `kgmem.api.Memory.add_document`); None for other turns.
     """
 
     id: str
@@ -87,7 +90,7 @@ class TurnRecord(_Record):
     role: Role | None = None
     request: bool = False
     source: str | None = None
-    source_kind: SourceKind | None = None
+    source_kind: SourceKind = "chat"
     document: str | None = None
 
     _check_tz = field_validator("observed_at")(_aware)
@@ -215,7 +218,13 @@ class QuestionRecord(_Record):
 
 
 class ConversationRecord(_Record):
-    """A whole conversation as a loader produces it."""
+    """A whole conversation as a loader produces it.
+
+    Attributes:
+        owner: the user, agent or team whose memory the conversation belongs to (one owner's
+            conversations are searched together: `kgmem.api.Memory.search` ``owner=``); None
+            for a conversation of its own.
+    """
 
     conversation_id: str
     speakers: tuple[str, ...]
@@ -223,6 +232,7 @@ class ConversationRecord(_Record):
     turns: tuple[TurnRecord, ...]
     facts: tuple[FactRecord, ...] = ()
     questions: tuple[QuestionRecord, ...] = ()
+    owner: str | None = None
 
 
 class Hit(BaseModel):
@@ -230,11 +240,13 @@ class Hit(BaseModel):
 
     Attributes:
         turn_id, text, speaker, session, observed_at: the original turn.
+        conversation_id: the conversation (thread) the turn belongs to; an owner search ranks
+            the turns of all the owner's conversations together.
+        source: for a document chunk, its ``<document>#<heading trail>``
+            (`kgmem.ingest.documents`); None for chat turns.
         score: the final score (sum of ``terms``); cosine terms lie in [-1, 1].
         terms: each scorer term's value, e.g. ``{"cosine": 0.41, "fact": 0.12}``.
         trace: provenance: which generator brought the turn in, fact ids, hop path, event times.
-        source: for a document chunk, its ``<document>#<heading trail>``
-            (`kgmem.ingest.documents`); None for a chat turn.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -245,6 +257,7 @@ class Hit(BaseModel):
     session: int
     observed_at: datetime
     score: float
+    conversation_id: str = ""
+    source: str | None = None
     terms: dict[str, float] = Field(default_factory=dict)
     trace: dict[str, Any] = Field(default_factory=dict)
-    source: str | None = None

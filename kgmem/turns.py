@@ -25,6 +25,7 @@ __all__ = [
     "MAX_TURN_CHARS",
     "check_conversation_id",
     "check_unicode",
+    "conversation_of",
     "is_document_turn",
     "make_turn",
     "turn_id",
@@ -82,6 +83,12 @@ DOCUMENT_ID_PREFIX = "doc-"
 def is_document_turn(full_turn_id: str) -> bool:
     """Whether a full turn id (``<conversation_id>:<local id>``) names a document chunk."""
     return full_turn_id.partition(":")[2].startswith(DOCUMENT_ID_PREFIX)
+
+
+def conversation_of(turn_id: str) -> str:
+    """The conversation id of a turn id (the part before the first ``:``; a conversation id
+    never holds one, see `check_conversation_id`)."""
+    return turn_id.partition(":")[0]
 
 
 def turn_id(conversation_id: str, local: str) -> str:

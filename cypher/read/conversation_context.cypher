@@ -1,17 +1,19 @@
 // What the planner needs to know about a conversation — its speakers (first to speak first) with
 // the roles stored on their turns (`kgmem.roles`; a speaker without one has an empty list), its
 // canonical entities (names and aliases, for resolving names in questions) and its latest
-// timestamp ("now") — but only when the caller's cached copy is stale: `version` is the
+// timestamp ("now"), its session numbers and its owner ('' for none; the search filters of
+// read/linked_read need all of them) — but only when the caller's cached copy is stale: `version` is the
 // Conversation node's write version (a fresh UUID after every turn or entity write); when it
 // equals $known_version the context columns are null and the cache stays. One index lookup
 // when nothing changed.
 // :param conversation_id => 'conv-26'
 // :param known_version => null
 OPTIONAL MATCH (c:Conversation {id: $conversation_id})
-WITH c.version AS version
+WITH c.version AS version, coalesce(c.owner, '') AS owner
 CALL (version) {
   WITH version WHERE version IS NOT NULL AND version = $known_version
-  RETURN null AS speakers, null AS roles, null AS latest, null AS entities, false AS changed
+  RETURN null AS speakers, null AS roles, null AS latest, null AS entities, null AS sessions,
+         false AS changed
   UNION ALL
   WITH version WHERE version IS NULL OR $known_version IS NULL OR version <> $known_version
   CALL () {
@@ -22,13 +24,15 @@ CALL (version) {
   }
   CALL () {
     MATCH (t:Turn {conversation_id: $conversation_id})
-    RETURN max(t.observed_at) AS latest
+    WITH max(t.observed_at) AS latest, collect(DISTINCT t.session) AS sessions
+    RETURN latest, sessions
   }
   CALL () {
     MATCH (e:Entity {conversation_id: $conversation_id})
     RETURN collect({id: e.id, name: e.name, type: e.type,
                     aliases: coalesce(e.aliases, [])}) AS entities
   }
-  RETURN speakers, roles, latest, entities, true AS changed
+  RETURN speakers, roles, latest, entities, sessions, true AS changed
 }
-RETURN version, changed, speakers, roles, latest, entities
+RETURN version, changed, speakers, roles, latest, entities, sessions, owner,
+       [$conversation_id] AS conversation_ids

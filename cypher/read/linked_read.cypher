@@ -1,10 +1,11 @@
-// The whole linked read path in ONE round trip, scoped to one conversation (tenant) inside
-// every index: seeds -> bounded expansion -> the best citing fact of every candidate -> the
+// The whole linked read path in ONE round trip, scoped inside every index to one conversation
+// or to all conversations of one owner (one ranking over the owner's threads), and to the
+// search filters: seeds -> bounded expansion -> the best citing fact of every candidate -> the
 // keyed facts that current-value resolution needs. A generator with k = 0 (or no input)
 // contributes nothing. Cosines are raw, in [-1, 1] (vector index scores and
 // vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of five lists and a version:
 //   seeds     one map per (generator, turn): the turn, its cosine, and what it matched
-//     dense_turns  top-$k_turns turns, vector index filtered by tenant inside the index; every
+//     dense_turns  top-$k_turns turns, vector index filtered by scope and filters inside the index; every
 //                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
 //                  keeps the best: recall@40 against an exact scan 0.999 -> 1.000 in a
 //                  50,000-turn conversation at no measurable cost (kgmem bench scale)
@@ -24,14 +25,33 @@
 //             $current_entity_ids (with object and modality; none valid only after $as_of)
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
-//   context_version  the Conversation node's write version (null if it has none): the caller
+//   context_version  the Conversation node's write version (null if it has none; for an owner,
+//             the owned Conversations' ids and versions as read/owner_context joins them): the caller
 //             compares it with the version of the planner context it used (one round trip
 //             when nothing changed; see Engine._context)
-// $as_of (a datetime or null): turns observed after it are invisible to every part.
+// Scope and filters (kgmem.retrieve.scope): every turn any part returns has
+//   owner = $owner, conversation_id IN $conversation_ids, speaker IN $speakers,
+//   session IN $sessions, source_kind IN $kinds and $from <= observed_at <= $to.
+// The vector SEARCHes apply all of it inside the index; Neo4j accepts only conjunctions of
+// equality / IN / range there (no OR, no "$x IS NULL OR"), so an unset filter is passed as its
+// widest value (every speaker and session of the scope, every kind, open time bounds), and
+// $to is also the moment of asking ($as_of) when one is given. BM25 is scoped to the owner or
+// conversation inside Lucene ($ft_query's tenant token) and asks Lucene for $ft_limit hits
+// (more than $k_fulltext when a filter is set) before the other filters; the graph parts
+// (entity, window, events, keyed facts) filter before their limits.
+// $as_of (a datetime or null) additionally hides facts valid only after it (keyed facts).
 // Returned datetimes (observed_at, event_time, event_end, valid_from) are ISO 8601 strings
 // (stored values are UTC): the Python driver hydrates a DateTime in ~0.1 ms, which made
 // hydration the largest single cost of this statement (measured on the LoCoMo dev split).
-// :param conversation_id => 'conv-26'
+// :param owner => ''
+// :param conversation_ids => ['conv-26']
+// :param owner_scope => false
+// :param speakers => ['Caroline', 'Melanie']
+// :param sessions => [1, 2, 3]
+// :param kinds => ['chat', 'document', 'facts']
+// :param from => datetime('0001-01-01T00:00:00Z')
+// :param to => datetime('9999-12-31T23:59:59Z')
+// :param ft_limit => 10
 // :param embedding => [0.1, ...]
 // :param sources => null
 // :param k_turns => 40
@@ -53,20 +73,13 @@
 // :param as_of => null
 CYPHER 25
 CALL () {
-  CALL () {
-    WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NULL
-    MATCH (t:Turn)
-      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.conversation_id = $conversation_id LIMIT 2 * $k_turns) SCORE AS s
-    RETURN t, s
-    UNION ALL
-    WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NOT NULL
-    MATCH (t:Turn)
-      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.conversation_id = $conversation_id AND t.observed_at <= $as_of
-                   LIMIT 2 * $k_turns) SCORE AS s
-    RETURN t, s
-  }
+  WITH 1 AS go WHERE $k_turns > 0
+  MATCH (t:Turn)
+    SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                 WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids
+                   AND t.speaker IN $speakers AND t.session IN $sessions
+                   AND t.source_kind IN $kinds AND t.observed_at >= $from AND t.observed_at <= $to
+                 LIMIT 2 * $k_turns) SCORE AS s
   WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_turns
   RETURN 'dense_turns' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
          null AS bm25, null AS via
@@ -76,7 +89,7 @@ CALL () {
       WITH 1 AS go WHERE $k_facts > 0 AND $sources IS NULL
       MATCH (f:Fact)
         SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                     WHERE f.conversation_id = $conversation_id
+                     WHERE f.owner = $owner AND f.conversation_id IN $conversation_ids
                      LIMIT 2 * $k_facts) SCORE AS s
       RETURN f, s
       UNION ALL
@@ -84,7 +97,8 @@ CALL () {
       CALL (source) {
         MATCH (f:Fact)
           SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                       WHERE f.conversation_id = $conversation_id AND f.source = source
+                       WHERE f.owner = $owner AND f.conversation_id IN $conversation_ids
+                         AND f.source = source
                        LIMIT 2 * $k_facts) SCORE AS s
         RETURN f, s
       }
@@ -100,22 +114,13 @@ CALL () {
   UNION ALL
   UNWIND CASE WHEN $k_speaker > 0 THEN $named_speakers ELSE [] END AS speaker
   CALL (speaker) {
-    CALL (speaker) {
-      WITH speaker WHERE $as_of IS NULL
-      MATCH (t:Turn)
-        SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                     WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
-                     LIMIT 2 * $k_speaker) SCORE AS s
-      RETURN t, s
-      UNION ALL
-      WITH speaker WHERE $as_of IS NOT NULL
-      MATCH (t:Turn)
-        SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                     WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
-                       AND t.observed_at <= $as_of
-                     LIMIT 2 * $k_speaker) SCORE AS s
-      RETURN t, s
-    }
+    MATCH (t:Turn)
+      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                   WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids
+                     AND t.speaker = speaker AND t.session IN $sessions
+                     AND t.source_kind IN $kinds AND t.observed_at >= $from
+                     AND t.observed_at <= $to
+                   LIMIT 2 * $k_speaker) SCORE AS s
     WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_speaker
     RETURN t, s
   }
@@ -123,18 +128,26 @@ CALL () {
          null AS bm25, null AS via
   UNION ALL
   WITH 1 AS go WHERE $ft_query IS NOT NULL AND $k_fulltext > 0
-  CALL db.index.fulltext.queryNodes('turn_text', $ft_query, {limit: $k_fulltext})
+  CALL db.index.fulltext.queryNodes('turn_text', $ft_query, {limit: $ft_limit})
     YIELD node AS t, score
-  WHERE t.conversation_id = $conversation_id
+  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
+    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
+    AND t.observed_at <= $to
+  WITH t, score ORDER BY score DESC, t.id ASC LIMIT $k_fulltext
   RETURN 'fulltext' AS generator, t,
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          null AS f, null AS fact_cosine, score AS bm25, null AS via
   UNION ALL
   WITH 1 AS go WHERE $ft_fact_query IS NOT NULL AND $k_fulltext > 0
-  CALL db.index.fulltext.queryNodes('fact_text', $ft_fact_query, {limit: $k_fulltext})
+  CALL db.index.fulltext.queryNodes('fact_text', $ft_fact_query, {limit: $ft_limit})
     YIELD node AS f, score
-  WHERE f.conversation_id = $conversation_id
+  WHERE f.owner = $owner AND f.conversation_id IN $conversation_ids
   MATCH (f)-[:CITES]->(t:Turn)
+  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
+    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
+    AND t.observed_at <= $to
+  WITH f, score, collect(t) AS cited ORDER BY score DESC, f.id ASC LIMIT $k_fulltext
+  UNWIND cited AS t
   RETURN 'fulltext' AS generator, t,
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine,
@@ -142,7 +155,7 @@ CALL () {
   UNION ALL
   UNWIND CASE WHEN $k_entity > 0 THEN $entity_ids ELSE [] END AS entity_id
   MATCH (e:Entity {id: entity_id})
-  WHERE e.conversation_id = $conversation_id
+  WHERE e.conversation_id IN $conversation_ids
   CALL (e) {
     MATCH (e)<-[:MENTIONS]-(t:Turn)
     RETURN t
@@ -152,7 +165,9 @@ CALL () {
     RETURN t
   }
   WITH t, collect(DISTINCT e.id) AS via
-  WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
+    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
+    AND t.observed_at <= $to
   WITH t, via, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_entity
@@ -160,16 +175,20 @@ CALL () {
   UNION ALL
   WITH 1 AS go WHERE $start IS NOT NULL AND $k_window > 0
   CALL () {
-    MATCH (t:Turn {conversation_id: $conversation_id})
-    WHERE t.observed_at >= $start AND t.observed_at < $end
+    MATCH (t:Turn)
+    WHERE t.conversation_id IN $conversation_ids
+      AND t.observed_at >= $start AND t.observed_at < $end
     RETURN t
     UNION
-    MATCH (f:Fact {conversation_id: $conversation_id})-[:CITES]->(t:Turn)
-    WHERE f.event_time IS NOT NULL AND f.event_time < $end
+    MATCH (f:Fact)-[:CITES]->(t:Turn)
+    WHERE f.conversation_id IN $conversation_ids
+      AND f.event_time IS NOT NULL AND f.event_time < $end
       AND coalesce(f.event_end, f.event_time) > $start
     RETURN t
   }
-  WITH t WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WITH t WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
+    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
+    AND t.observed_at <= $to
   WITH t, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_window
@@ -177,7 +196,9 @@ CALL () {
          null AS via
 }
 WITH generator, t, cosine, f, fact_cosine, bm25, via
-WHERE $as_of IS NULL OR t.observed_at <= $as_of
+WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
+  AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
+  AND t.observed_at <= $to
 WITH collect({generator: generator, t: t, cosine: cosine, f: f, fact_cosine: fact_cosine,
               bm25: bm25, via: via}) AS rows
 WITH rows, [r IN rows | r.t] AS pool
@@ -191,7 +212,9 @@ CALL (rows, pool) {
   LIMIT 10
   MATCH (seed)-[:MEMBER_OF]->(ev:Event)<-[:MEMBER_OF]-(f:Fact)-[:CITES]->(t:Turn)
   WHERE f.confidence >= $min_confidence AND NOT t IN pool
-    AND ($as_of IS NULL OR t.observed_at <= $as_of)
+    AND t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
+    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
+    AND t.observed_at <= $to
   WITH t, min(ev.id) AS event_id
   WITH t, event_id, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
@@ -206,11 +229,13 @@ CALL () {
   // fact to its subject entity this way (write/merge_facts), so f.subject = id implies the edge.
   UNWIND $current_entity_ids AS entity_id
   MATCH (:Entity {id: entity_id})<-[:ABOUT {role: 'subject'}]-(f:Fact)
-  WHERE f.conversation_id = $conversation_id AND f.key IS NOT NULL
+  WHERE f.conversation_id IN $conversation_ids AND f.key IS NOT NULL
     AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
   WITH DISTINCT f
   OPTIONAL MATCH (f)-[:CITES]->(t:Turn)
-  WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
+    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
+    AND t.observed_at <= $to
   WITH f, collect(t) AS cited
   WHERE size(cited) > 0
   ORDER BY f.key, f.serial
@@ -235,18 +260,25 @@ CALL (every) {
   RETURN collect(best {.*, turn_id: t.id}) AS citing
 }
 WITH rows, expanded, keyed, citing,
-     [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index,
+     [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index, .conversation_id,
+      .source,
       observed_at: toString(t.observed_at),
       cosine: 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0}] AS turns
 // a memory-request turn (Turn.request, kgmem.ingest.requests) is never an answer
 RETURN
   [r IN rows WHERE r.t.request IS NULL | {generator: r.generator, turn_id: r.t.id, text: r.t.text, speaker: r.t.speaker,
+                conversation_id: r.t.conversation_id, source: r.t.source,
                 session: r.t.session, index: r.t.index, observed_at: toString(r.t.observed_at),
                 cosine: r.cosine, fact_id: r.f.id, fact_cosine: r.fact_cosine,
                 event_time: toString(r.f.event_time), bm25: r.bm25, via: r.via}] AS seeds,
   [x IN expanded WHERE x.t.request IS NULL | {generator: x.generator, turn_id: x.t.id, text: x.t.text,
+                    conversation_id: x.t.conversation_id, source: x.t.source,
                     speaker: x.t.speaker, session: x.t.session, index: x.t.index,
                     observed_at: toString(x.t.observed_at), cosine: x.cosine,
                     event_id: x.event_id}] AS expanded,
   citing, keyed, turns,
-  head(COLLECT { MATCH (c:Conversation {id: $conversation_id}) RETURN c.version }) AS context_version
+  CASE WHEN $owner_scope
+    THEN reduce(v = '', p IN COLLECT { MATCH (c:Conversation {owner: $owner}) WITH c ORDER BY c.id
+                                       RETURN c.id + '=' + coalesce(c.version, '') } | v + p + ';')
+    ELSE head(COLLECT { MATCH (c:Conversation {id: head($conversation_ids)}) RETURN c.version })
+  END AS context_version

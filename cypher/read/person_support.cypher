@@ -2,12 +2,15 @@
 // negated fact whose subject is a person, with that person's entity id (kind 'fact'), and the
 // text of every turn except turns whose every fact is a plan, hypothetical, question or report
 // (kind 'turn'; a turn with no fact counts) and memory-request turns (Turn.request: a request
-// is never evidence). Facts carry their attribute and thing (kgmem.ingest.attributes). Facts and turns observed after $as_of (if given) are invisible.
-// :param conversation_id => 'conv-26'
+// is never evidence). Facts carry their attribute and thing (kgmem.ingest.attributes). Facts
+// and turns observed after $as_of (if given) are invisible.
+// $conversation_ids: one conversation, or all of an owner's (an owner search).
+// :param conversation_ids => ['conv-26']
 // :param as_of => null
 CALL {
-  MATCH (t:Turn {conversation_id: $conversation_id})
-  WHERE ($as_of IS NULL OR t.observed_at <= $as_of)
+  MATCH (t:Turn)
+  WHERE t.conversation_id IN $conversation_ids
+    AND ($as_of IS NULL OR t.observed_at <= $as_of)
     AND t.request IS NULL
     AND NOT (
       EXISTS { MATCH (t)<-[:CITES]-(:Fact) }
@@ -18,8 +21,8 @@ CALL {
     )
   RETURN 'turn' AS kind, null AS subject, t.text AS text, null AS attribute, null AS thing
   UNION ALL
-  MATCH (f:Fact {conversation_id: $conversation_id})
-  WHERE coalesce(f.modality, 'asserted') IN ['asserted', 'negated']
+  MATCH (f:Fact)
+  WHERE f.conversation_id IN $conversation_ids AND coalesce(f.modality, 'asserted') IN ['asserted', 'negated']
     AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
   OPTIONAL MATCH (s:Entity {id: f.subject, type: 'person'})
   OPTIONAL MATCH (f)-[:ABOUT {role: 'subject'}]->(p:Entity {type: 'person'})

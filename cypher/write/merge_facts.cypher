@@ -9,9 +9,12 @@
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
 // CITES and ABOUT only reach turns and entities of the fact's own conversation.
+// `owner` and the owner's token in `tk` come from the Conversation (see write/merge_turns).
 UNWIND $rows AS row
+OPTIONAL MATCH (owned:Conversation {id: row.conversation_id})
 MERGE (f:Fact {id: row.id, conversation_id: row.conversation_id})
-SET f.tk = row.tk,
+SET f.tk = row.tk + coalesce(' ' + owned.owner_tk, ''),
+    f.owner = coalesce(owned.owner, ''),
     f.subject = row.subject,
     f.relation = row.relation,
     f.object = row.object,

@@ -2,15 +2,24 @@
 // tenant token of the fulltext index (kgmem.store.tenant). Bumps the Conversation's version.
 // `role` is the speaker's role (user/assistant/system/tool, null for a named speaker);
 // `request` is true on a memory-request turn (kgmem.ingest.requests), null otherwise.
-// `source` ('<document>#<heading trail>'), `source_kind` ('document') and `document` (the
-// document key) are set on a document chunk (kgmem.ingest.documents), null on a chat turn.
+// `owner` is the Conversation's owner ('' for none: the vector index filters on it, and a null
+// would match no equality), and `tk` gets the owner's fulltext token beside the tenant token,
+// so one owner's conversations are one Lucene filter (kgmem.store.tenant.owner_token). The
+// owner is set on the Conversation before its first turn (write/claim_owner).
+// `source` (a document chunk's '<document>#<heading trail>', null for chat) and `source_kind`
+// ('chat', 'document' or 'facts') are what the search filter `sources` matches; `document` is
+// a document chunk's document key (kgmem.ingest.documents), null otherwise.
 // $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, embedding}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
 UNWIND $rows AS row
+OPTIONAL MATCH (owned:Conversation {id: row.conversation_id})
 MERGE (t:Turn {id: row.id, conversation_id: row.conversation_id})
-SET t.tk = row.tk,
+SET t.tk = row.tk + coalesce(' ' + owned.owner_tk, ''),
+    t.owner = coalesce(owned.owner, ''),
+    t.source = row.source,
+    t.source_kind = row.source_kind,
     t.session = row.session,
     t.index = row.index,
     t.dia_id = row.dia_id,
@@ -19,8 +28,6 @@ SET t.tk = row.tk,
     t.observed_at = row.observed_at,
     t.role = row.role,
     t.request = row.request,
-    t.source = row.source,
-    t.source_kind = row.source_kind,
     t.document = row.document
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)

@@ -7,7 +7,9 @@
 
 Mapping (the source of each rule is the kgmem issue that specified this adapter):
 
-- **namespace → conversation**: ``("memories", "ana")`` is conversation ``memories.ana``.
+- **namespace → conversation, first label → owner**: ``("ana", "memories")`` is conversation
+  ``ana.memories`` of owner ``ana`` (`kgmem.api.Memory.add_turns` ``owner=``): name the user,
+  agent or team first, as LangGraph's own examples do (``(user_id, "memories")``).
   Every operation, including the ops given straight to ``batch`` / ``abatch``, is checked by
   LangGraph's own namespace rules first (a label must be a non-empty string without ``.`` or
   NUL; ``put`` also refuses an empty namespace and the reserved root ``langgraph``, which
@@ -22,11 +24,15 @@ Mapping (the source of each rule is the kgmem issue that specified this adapter)
   read, allocated and linked inside the append's transaction under the conversation's lock,
   so concurrent puts of one key leave one chain with exactly one latest version.
 - **get → the latest version** of the key (its ``created_at`` is the first version's time).
-- **search(query=...) → the linked read path** (`Memory.search`) of every conversation under
-  the prefix; superseded versions are dropped, the rest carry kgmem's score, score terms, trace
-  and turn id (`KgmemSearchItem`). Without a query: the latest items, most recently updated
-  first. ``filter`` compares value fields (``$eq $ne $gt $gte $lt $lte``), as LangGraph's own
-  stores do.
+- **search(query=...) → ONE owner search** (`Memory.search` ``owner=`` the prefix's first
+  label, restricted to the conversations under the prefix): one read, one ranking, isolation
+  inside the index. An empty prefix has no owner: it runs one owner search per owner in the
+  store and merges them by score (the only merged search left). Superseded versions are
+  dropped, the rest carry kgmem's score, score terms, trace and turn id (`KgmemSearchItem`).
+  Conversations written before owners existed have none: re-``put`` them (or claim them with
+  ``Memory.add_turns(..., owner=...)``) to make them searchable by prefix. Without a query:
+  the latest items, most recently updated first. ``filter`` compares value fields
+  (``$eq $ne $gt $gte $lt $lte``), as LangGraph's own stores do.
 - **delete → turn-level forgetting** (``Memory.forget_turns``) of every version of the key.
 - **list_namespaces → the stored conversations**, split back into tuples.
 
@@ -76,7 +82,14 @@ from langgraph.store.base import (  # noqa: E402
     validate_op_namespace,
 )
 
-__all__ = ["TEXT_FIELDS", "KgmemSearchItem", "KgmemStore", "conversation_of", "namespace_of"]
+__all__ = [
+    "TEXT_FIELDS",
+    "KgmemSearchItem",
+    "KgmemStore",
+    "conversation_of",
+    "namespace_of",
+    "owner_of",
+]
 
 #: value fields tried, in order, for the turn's text when ``put`` gets no ``index`` fields
 TEXT_FIELDS = ("text", "content", "memory", "data")
@@ -94,6 +107,25 @@ def conversation_of(namespace: tuple[str, ...]) -> str:
     conversation_id = ".".join(namespace)
     check_conversation_id(conversation_id, file="<langgraph namespace>")
     return conversation_id
+
+
+def owner_of(conversation_id: str) -> str:
+    """The owner of a namespace's conversation: its first label (``"ana.memories"`` → ``"ana"``)."""
+    return conversation_id.split(".", 1)[0]
+
+
+def _by_owner(memory: Memory, conversations: Sequence[str]) -> dict[str, list[str]]:
+    """``conversations`` grouped by their owner (the first namespace label), keeping only those
+    stored under that owner (the others, written before owners, hold no owner to search by)."""
+    out: dict[str, list[str]] = {}
+    for cid in conversations:
+        out.setdefault(owner_of(cid), []).append(cid)
+    kept: dict[str, list[str]] = {}
+    for owner, threads in out.items():
+        owned = set(memory.owner_conversations(owner))
+        if mine := [c for c in threads if c in owned]:
+            kept[owner] = mine
+    return kept
 
 
 def namespace_of(conversation_id: str) -> tuple[str, ...]:
@@ -294,6 +326,7 @@ class KgmemStore(BaseStore):
             [{"id": put.key, "speaker": put.speaker, "text": put.text}],
             requests=False,
             hook=put,
+            owner=owner_of(put.conversation_id),
         )
 
     def _delete(self, conversation_id: str, key: str) -> None:
@@ -345,25 +378,25 @@ class KgmemStore(BaseStore):
                     items.append(item)
             return list(items[op.offset : wanted])
         k = max(self.k, wanted * OVERFETCH)
-        for conversation_id in conversations:
+        for owner, threads in _by_owner(self.memory, conversations).items():
+            under = None if len(op.namespace_prefix) == 1 else threads
             try:
-                result = self.memory.search(op.query, conversation_id, k)
+                result = self.memory.search(op.query, owner=owner, k=k, conversations=under)
             except ConversationNotFound:
                 continue
-            by_turn = {
-                row["turn_id"]: row
-                for row in self.memory.store.read(
-                    "adapters/store_items",
-                    conversation_id=conversation_id,
-                    turn_ids=[h.turn_id for h in result.hits],
+            by_turn: dict[str, Any] = {}
+            for conversation_id in sorted({h.conversation_id for h in result.hits}):
+                ids = [h.turn_id for h in result.hits if h.conversation_id == conversation_id]
+                rows = self.memory.store.read(
+                    "adapters/store_items", conversation_id=conversation_id, turn_ids=ids
                 )
-            }
+                by_turn.update({row["turn_id"]: row for row in rows})
             for hit in result.hits:
                 meta = by_turn.get(hit.turn_id)
                 if meta is None or meta["superseded"] or meta["searchable"] is False:
                     continue
                 item = KgmemSearchItem(
-                    namespace=namespace_of(conversation_id),
+                    namespace=namespace_of(hit.conversation_id),
                     key=meta["key"],
                     value=_value(meta),
                     created_at=meta["created_at"],

@@ -58,6 +58,7 @@ from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, QuestionRecord
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.retriever import Retriever
+from kgmem.retrieve.scope import Scope
 
 __all__ = [
     "SCHEMA",
@@ -102,11 +103,15 @@ def evidence_support(memory: Memory, evidence: Sequence[str]) -> set[str]:
 
 
 def _supporting_turns(
-    memory: Memory, question: QuestionRecord, normalized: dict[str, str]
+    memory: Memory, question: QuestionRecord, normalized: dict[str, str], owner_split: int = 0
 ) -> set[str]:
     """Turns whose retrieval SUPPORTS the answer: gold turns, turns sharing a fact with a gold
     turn (one Fact CITES both), and turns whose text contains the normalised gold answer."""
-    support = evidence_support(memory, question.evidence)
+    if owner_split > 1:  # the co-cited turns live in the threads: look them up there
+        stored = evidence_support(memory, _threaded_ids(memory, question.evidence))
+        support = {unthread(t) for t in stored}
+    else:
+        support = evidence_support(memory, question.evidence)
     answer = normalize_answer(question.answer)
     if answer:
         prefix = f"{question.conversation_id}:"
@@ -126,6 +131,7 @@ def run_locomo_bench(
     facts: FactSources = "both",
     progress: Progress | None = None,
     cv: bool = False,
+    owner_split: int = 0,
 ) -> dict[str, Any]:
     """Run the benchmark; returns the JSON-ready report described in the module docstring.
 
@@ -138,6 +144,10 @@ def run_locomo_bench(
         facts: fact sources to ingest (``both`` lets every row choose).
         progress: callback ``(stage, done, total)``.
         cv: add ``cv``, the leave-one-conversation-out choice among ``rows`` (`loco_cv`).
+        owner_split: if > 1, store each conversation's sessions as this many threads (in
+            order, contiguous) of one owner named after the conversation, and answer every
+            question with one owner search (`split_threads`); hits are mapped back to the
+            conversation's turn ids before scoring. Answerability is not measured then.
     """
     records = load_locomo(path, conversations)
     report: dict[str, Any] = {
@@ -149,12 +159,16 @@ def run_locomo_bench(
         "fact_sources": facts,
         "ingest": {},
     }
-    _ingest(memory, records, facts, progress, report)
+    stored = records
+    if owner_split > 1:
+        stored = [t for r in records for t in split_threads(r, owner_split)]
+        report["owner_split"] = owner_split
+    _ingest(memory, stored, facts, progress, report)
     questions = [q for r in records for q in r.questions]
     scored = [q for q in questions if q.category in SCORED_CATEGORIES]
     report["counts"] = _counts(records, questions, scored)
     vectors, report["embedding_ms"] = _embed_questions(memory, scored)
-    report["coverage"] = fact_coverage(memory, records, scored)
+    report["coverage"] = fact_coverage(memory, records, scored) if owner_split <= 1 else {}
     texts = {t.id: t.text for r in records for t in r.turns}
     normalized = {tid: normalize_answer(text) for tid, text in texts.items()}
     run = _Run(
@@ -162,11 +176,16 @@ def run_locomo_bench(
         scored=scored,
         vectors=vectors,
         ks=tuple(ks),
-        support={q.id: _supporting_turns(memory, q, normalized) for q in scored if q.evidence},
+        support={
+            q.id: _supporting_turns(memory, q, normalized, owner_split)
+            for q in scored
+            if q.evidence
+        },
         # answerability is measured with the shipped configuration: a row that IS it lends its
         # features (question id -> SearchResult.answerability); otherwise they are searched anew
         shipped=memory.engine().config,
         progress=progress,
+        owner_split=owner_split,
     )
     report["rows"] = []
     by_row: dict[str, list[QuestionScore]] = {}
@@ -175,7 +194,7 @@ def run_locomo_bench(
         report["rows"].append(row)
     if cv:
         report["cv"] = loco_cv(by_row, ks)
-    if rows:
+    if rows and owner_split <= 1:
         report["answerability"] = _answerability(
             memory, run.shipped, questions, run.features, max(ks)
         )
@@ -232,13 +251,15 @@ class _Run:
     support: dict[str, set[str]]
     shipped: EngineConfig
     progress: Progress | None
+    owner_split: int = 0
     features: dict[str, dict[str, Any]] = field(default_factory=dict)
     rewritten: dict[str, Any] = field(default_factory=dict)  # query text embedded -> vector
 
     def vector(self, engine: Retriever, q: QuestionRecord) -> Any:
         """The vector of what the engine itself would embed for ``q`` (embedded once)."""
         vector = self.vectors[q.id]
-        text = engine.query_text(q.question, q.conversation_id)
+        scope = Scope(owner=q.conversation_id) if self.owner_split > 1 else q.conversation_id
+        text = engine.query_text(q.question, scope)
         if text != q.question:
             if text not in self.rewritten:
                 self.rewritten[text] = self.memory.embedder.encode_one(text)
@@ -263,10 +284,20 @@ class _Run:
         # gives pool ALL; the cosine baseline's k is its pool, so it keeps max(ks)
         depth = kmax if config.engine == "cosine" else POOL_DEPTH
         for q in self.scored:
-            found = engine.search(
-                q.question, q.conversation_id, depth, embedding=self.vector(engine, q)
-            )
-            whole = tuple(h.turn_id for h in found.hits)
+            if self.owner_split > 1:  # one owner search over the conversation's threads
+                found = engine.search(
+                    q.question,
+                    None,
+                    depth,
+                    embedding=self.vector(engine, q),
+                    owner=q.conversation_id,
+                )
+                whole = tuple(unthread(h.turn_id) for h in found.hits)
+            else:
+                found = engine.search(
+                    q.question, q.conversation_id, depth, embedding=self.vector(engine, q)
+                )
+                whole = tuple(h.turn_id for h in found.hits)
             ranked = whole[:kmax]
             per_question.append(
                 QuestionScore(
@@ -339,6 +370,56 @@ def _answerability(
         if q.id in features:
             items.append(Item(q.conversation_id, q.category == 5, features[q.id]))
     return calibrate(items)
+
+
+#: the separator of a split conversation's thread ids: ``conv-26~2`` is thread 2 of conv-26
+THREAD_SEP = "~"
+
+
+def split_threads(record: ConversationRecord, n: int) -> list[ConversationRecord]:
+    """``record`` as ``n`` threads of one owner (the conversation id): sessions in order, in
+    ``n`` contiguous groups, thread ``i`` named ``<id>~<i>`` (1-based), each with the turns,
+    facts (those citing only its turns) and the entities its facts and turns need, every id
+    moved from ``<id>:`` to ``<id>~<i>:``. Session numbers and turn indexes are kept."""
+    cid = record.conversation_id
+    sessions = sorted(s.session for s in record.sessions)
+    group = {s: min(i * n // max(len(sessions), 1), n - 1) + 1 for i, s in enumerate(sessions)}
+    out: list[ConversationRecord] = []
+    for part in range(1, n + 1):
+        thread = f"{cid}{THREAD_SEP}{part}"
+        mine = {t.id for t in record.turns if group.get(t.session) == part}
+        if not mine:
+            continue
+        text = record.model_copy(
+            update={
+                "sessions": tuple(s for s in record.sessions if group[s.session] == part),
+                "turns": tuple(t for t in record.turns if t.id in mine),
+                "facts": tuple(f for f in record.facts if f.cites and set(f.cites) <= mine),
+                "questions": (),
+                "owner": cid,
+            }
+        ).model_dump_json()
+        moved = text.replace(f'"{cid}:', f'"{thread}:').replace(
+            f'"conversation_id":"{cid}"', f'"conversation_id":"{thread}"'
+        )
+        out.append(ConversationRecord.model_validate_json(moved))
+    return out
+
+
+def unthread(turn_id: str) -> str:
+    """A thread's turn id back in its conversation: ``conv-26~2:D5:3`` → ``conv-26:D5:3``."""
+    head, sep, local = turn_id.partition(":")
+    return f"{head.split(THREAD_SEP, 1)[0]}{sep}{local}"
+
+
+def _threaded_ids(memory: Memory, turn_ids: Sequence[str]) -> list[str]:
+    """The stored (thread) ids of a split conversation's turn ids."""
+    out = []
+    for turn_id in turn_ids:
+        cid, _, local = turn_id.partition(":")
+        for thread in memory.owner_conversations(cid):
+            out.append(f"{thread}:{local}")
+    return out
 
 
 def _conversation(question_id: str) -> str:

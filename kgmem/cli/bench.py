@@ -55,6 +55,55 @@ def bench() -> None:
 bench.add_command(bench_scale)
 
 
+@bench.command("filters")
+@click.option(
+    "--owners",
+    "owner_counts",
+    default="1,100",
+    show_default=True,
+    help="Store sizes to measure, in owners (comma-separated).",
+)
+@click.option(
+    "--turns-per-owner",
+    default=200,
+    show_default=True,
+    type=click.IntRange(min=40),
+    help="Turns of each synthetic owner (two threads); 500 at 100 owners = 50,000 turns.",
+)
+@click.option(
+    "--searches",
+    default=20,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Timed searches per store size and filter.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
+@click.pass_context
+def bench_filters(
+    ctx: click.Context, owner_counts: str, turns_per_owner: int, searches: int, quiet: bool
+) -> None:
+    """What owners and search filters cost: read-path p50/p95 per filter at each store size,
+    and whether each filter returned exactly its 3 turns, as JSON (kgmem.bench.filters).
+    Synthetic owners are written and forgotten again; figures are indicative on a loaded
+    machine."""
+    from kgmem.bench.filters import run_filters
+    from kgmem.cli.bench_scale import _counts
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not quiet and done == total:
+            click.echo(f"{stage}: {done}/{total}", err=True)
+
+    with memory_from(ctx) as memory:
+        report = run_filters(
+            memory,
+            owner_counts=_counts(owner_counts),
+            turns_per_owner=turns_per_owner,
+            searches=searches,
+            progress=progress,
+        )
+    click.echo(dump_json(report))
+
+
 def _print_locomo(report: dict[str, Any]) -> None:
     ks = report["ks"]
     k_main = 10 if 10 in ks else ks[len(ks) // 2]
@@ -155,6 +204,13 @@ def _print_locomo(report: dict[str, Any]) -> None:
     help="Leave-one-conversation-out: choose among the ablation rows on the other "
     "conversations, score the held-out one, rotate (implies --ablate).",
 )
+@click.option(
+    "--owner-split",
+    default=0,
+    type=click.IntRange(min=0),
+    help="Store each conversation's sessions as N threads of one owner and answer with one "
+    "owner search (0: off).",
+)
 @_report_options
 @click.pass_context
 def bench_locomo(
@@ -166,6 +222,7 @@ def bench_locomo(
     fact_sources: str,
     ablate: bool,
     cv: bool,
+    owner_split: int,
     json_path: Path | None,
     quiet: bool,
 ) -> None:
@@ -186,6 +243,7 @@ def bench_locomo(
             rows=rows,
             progress=progress,
             cv=cv,
+            owner_split=owner_split,
         )
     if json_path is not None and str(json_path) == "-":
         click.echo(dump_json(report))

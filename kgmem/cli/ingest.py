@@ -31,6 +31,7 @@ def _run(
     quiet: bool,
     as_json: bool,
     roles: dict[str, str] | None = None,
+    owner: str | None = None,
 ) -> None:
     reports: list[IngestReport] = []
     with memory_from(ctx) as memory, progress_bar(not quiet and not as_json) as progress:
@@ -41,6 +42,7 @@ def _run(
                     facts=facts,  # type: ignore[arg-type]
                     progress=progress,
                     roles=roles,
+                    owner=owner,
                 )
             )
     if as_json:
@@ -90,7 +92,16 @@ def _roles(values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+_OWNER = click.option(
+    "--owner",
+    default=None,
+    help="The owner (user, agent or team) the conversations belong to; an owner's "
+    "conversations are searched together (kgmem search --owner).",
+)
+
+
 @ingest.command("locomo")
+@_OWNER
 @click.argument("file", type=_FILE)
 @click.option(
     "--conversation", "conversations", multiple=True, help="Only these sample ids (repeatable)."
@@ -104,6 +115,7 @@ def _roles(values: tuple[str, ...]) -> dict[str, str]:
 def ingest_locomo(
     ctx: click.Context,
     file: Path,
+    owner: str | None,
     conversations: tuple[str, ...],
     facts: str,
     quiet: bool,
@@ -111,10 +123,11 @@ def ingest_locomo(
 ) -> None:
     """Ingest a LoCoMo-layout file (locomo10.json)."""
     records = load_locomo(file, conversations or None)
-    _run(ctx, records, facts, quiet, as_json)
+    _run(ctx, records, facts, quiet, as_json, owner=owner)
 
 
 @ingest.command("chat")
+@_OWNER
 @click.argument("file", type=_FILE)
 @click.option(
     "--facts", type=FACTS, default="extracted", show_default=True, help="Fact sources to build."
@@ -132,6 +145,7 @@ def ingest_locomo(
 def ingest_chat(
     ctx: click.Context,
     file: Path,
+    owner: str | None,
     facts: str,
     roles: tuple[str, ...],
     quiet: bool,
@@ -140,10 +154,11 @@ def ingest_chat(
     """Ingest kgmem's generic chat format (JSON or JSONL; see README). Speakers named user /
     assistant / system / tool have that role; --role or the file's 'roles' name others
     (docs/roles-and-requests.md)."""
-    _run(ctx, load_chat(file), facts, quiet, as_json, _roles(roles) or None)
+    _run(ctx, load_chat(file), facts, quiet, as_json, _roles(roles) or None, owner=owner)
 
 
 @ingest.command("facts")
+@_OWNER
 @click.argument("file", type=_FILE)
 @click.option(
     "--conversation",
@@ -154,14 +169,20 @@ def ingest_chat(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest_facts(
-    ctx: click.Context, file: Path, conversation_id: str | None, quiet: bool, as_json: bool
+    ctx: click.Context,
+    file: Path,
+    owner: str | None,
+    conversation_id: str | None,
+    quiet: bool,
+    as_json: bool,
 ) -> None:
     """Ingest a numbered fact list ("0. ...\\n1. ...", higher number = newer; plain text, or
     MemoryAgentBench JSON rows) as a conversation: one turn per line, spoken by "source", with
     statement facts, entities and SUPERSEDES chains like any conversation."""
     from kgmem.ingest.numbered import load_numbered
 
-    _run(ctx, load_numbered(file, conversation_id=conversation_id), "extracted", quiet, as_json)
+    records = load_numbered(file, conversation_id=conversation_id)
+    _run(ctx, records, "extracted", quiet, as_json, owner=owner)
 
 
 def _document_paths(paths: tuple[Path, ...]) -> list[Path]:
@@ -200,6 +221,7 @@ def _document_paths(paths: tuple[Path, ...]) -> list[Path]:
     help="When the documents were observed (ISO 8601; naive = UTC; default: each file's "
     "modification time).",
 )
+@_OWNER
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def ingest_docs(
@@ -208,6 +230,7 @@ def ingest_docs(
     conversation_id: str | None,
     source: str | None,
     observed_at: datetime | None,
+    owner: str | None,
     as_json: bool,
 ) -> None:
     """Ingest Markdown, plain-text and PDF documents (a directory: its .md/.markdown/.txt files;
@@ -226,7 +249,9 @@ def ingest_docs(
         observed_at = observed_at.replace(tzinfo=UTC)
     documents = [load_document(f, source=source, observed_at=observed_at) for f in files]
     with memory_from(ctx) as memory:
-        reports = [memory.add_document(d, conversation_id=conversation_id) for d in documents]
+        reports = [
+            memory.add_document(d, conversation_id=conversation_id, owner=owner) for d in documents
+        ]
     if as_json:
         click.echo(dump_json([r.as_dict() for r in reports]))
         return

@@ -9,6 +9,7 @@ from typing import cast
 import click
 
 from kgmem.cli._common import console, dump_json, memory_from, settings_from
+from kgmem.models import SOURCE_KINDS
 from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
 from kgmem.retrieve.retriever import SearchResult
 
@@ -25,6 +26,9 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
         if hit.source is not None:
             console.print(f"    source: {hit.source}", markup=False)
         console.print(f"    {hit.text}")
+        if result.owner is not None:
+            where = hit.conversation_id + (f" · {hit.source}" if hit.source else "")
+            console.print(f"    in {where}", markup=False)
         when = hit.trace.get("event_time")
         if when:
             console.print(
@@ -94,9 +98,47 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
     )
 
 
+DATES = click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"])
+KINDS = click.Choice(list(SOURCE_KINDS))
+
+
 @click.command()
 @click.argument("query")
-@click.option("--conversation", "conversation_id", required=True, help="Conversation to search.")
+@click.option(
+    "--conversation",
+    "conversation_id",
+    default=None,
+    help="Conversation to search (or --owner for all of an owner's).",
+)
+@click.option(
+    "--owner", default=None, help="Search all conversations of this owner, ranked together."
+)
+@click.option(
+    "--speaker", "speakers", multiple=True, help="Only turns said by this speaker (repeatable)."
+)
+@click.option(
+    "--session",
+    "sessions",
+    multiple=True,
+    type=click.IntRange(min=1),
+    help="Only turns of this session number (repeatable).",
+)
+@click.option(
+    "--since", type=DATES, default=None, help="Only turns observed at or after (ISO 8601)."
+)
+@click.option(
+    "--until",
+    type=DATES,
+    default=None,
+    help="Only turns observed at or before (ISO 8601; a date means the end of that day).",
+)
+@click.option(
+    "--source",
+    "kinds",
+    multiple=True,
+    type=KINDS,
+    help="Only turns of this source kind (repeatable).",
+)
 @click.option(
     "--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits to return."
 )
@@ -123,7 +165,13 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
 def search(
     ctx: click.Context,
     query: str,
-    conversation_id: str,
+    conversation_id: str | None,
+    owner: str | None,
+    speakers: tuple[str, ...],
+    sessions: tuple[int, ...],
+    since: datetime | None,
+    until: datetime | None,
+    kinds: tuple[str, ...],
     k: int,
     engine: str,
     fact_sources: str,
@@ -131,14 +179,30 @@ def search(
     explain: bool,
     as_json: bool,
 ) -> None:
-    """The turns of a conversation that bear on QUERY, with evidence."""
+    """The turns of a conversation (or of all an owner's) that bear on QUERY, with evidence.
+    Filters (--speaker, --session, --since/--until, --source) apply inside the index."""
+    if conversation_id is None and owner is None:
+        raise click.UsageError("give --conversation ID or --owner ID")
     config = EngineConfig.from_settings(
         settings_from(ctx),
         engine=cast(EngineName, engine),
         fact_sources=cast(FactSourceChoice, fact_sources),
     )
+    if until is not None and (until.hour, until.minute, until.second) == (0, 0, 0):
+        until = until.replace(hour=23, minute=59, second=59, microsecond=999_999)
     with memory_from(ctx) as memory:
-        result = memory.search(query, conversation_id, k, config=config, as_of=as_of)
+        result = memory.search(
+            query,
+            conversation_id,
+            k,
+            config=config,
+            as_of=as_of,
+            owner=owner,
+            speakers=list(speakers) or None,
+            sessions=list(sessions) or None,
+            between=(since, until) if since is not None or until is not None else None,
+            sources=list(kinds) or None,
+        )
     if as_json:
         click.echo(dump_json(result.model_dump(mode="json")))
     else:

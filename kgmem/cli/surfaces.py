@@ -14,8 +14,15 @@ __all__ = ["ask", "mcp"]
     "--conversation",
     "conversation_id",
     envvar="KGMEM_MCP_CONVERSATION",
-    required=True,
-    help="The one conversation this server reads (or KGMEM_MCP_CONVERSATION).",
+    default=None,
+    help="The one conversation this server reads (or KGMEM_MCP_CONVERSATION); with --owner, "
+    "the conversation remember writes to.",
+)
+@click.option(
+    "--owner",
+    envvar="KGMEM_MCP_OWNER",
+    default=None,
+    help="Serve all conversations of this owner (or KGMEM_MCP_OWNER).",
 )
 @click.option(
     "--k",
@@ -37,16 +44,27 @@ __all__ = ["ask", "mcp"]
     "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="HTTP port."
 )
 @click.pass_context
-def mcp(ctx: click.Context, conversation_id: str, k: int, http: bool, host: str, port: int) -> None:
-    """Serve one conversation's memory to an MCP client (tools: search_memory, read_turns,
-    current_value, remember, and forget_turns where available). Speaks stdio unless --http.
+def mcp(
+    ctx: click.Context,
+    conversation_id: str | None,
+    owner: str | None,
+    k: int,
+    http: bool,
+    host: str,
+    port: int,
+) -> None:
+    """Serve one conversation's memory, or one owner's, to an MCP client (tools: search_memory,
+    timeline, read_turns, current_value, remember, forget_turns, forget_about). Speaks stdio
+    unless --http. Needs --conversation or --owner.
 
     Over HTTP, KGMEM_MCP_TOKEN (if set) is a bearer token every request must carry; it is
     required whenever --host is not a loopback address. The conversation may be empty.
     """
     from kgmem.mcp import serve
 
-    serve(settings_from(ctx), conversation_id, http=http, host=host, port=port, k=k)
+    if conversation_id is None and owner is None:
+        raise click.UsageError("give --conversation ID or --owner ID")
+    serve(settings_from(ctx), conversation_id, owner=owner, http=http, host=host, port=port, k=k)
 
 
 @click.command()

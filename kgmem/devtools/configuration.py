@@ -30,6 +30,12 @@ OTHER_VARIABLES: tuple[tuple[str, str, str], ...] = (
         "The one conversation `kgmem mcp` serves (or `--conversation`); never a tool argument.",
     ),
     (
+        "KGMEM_MCP_OWNER",
+        "unset",
+        "The owner whose conversations `kgmem mcp` serves together (or `--owner`); never a "
+        "tool argument.",
+    ),
+    (
         "KGMEM_LOCOMO_FILE",
         "`../shared/data/locomo/locomo-dev.json`",
         "The LoCoMo dev split the tests, CI and the notebooks read (beside the checkout).",

@@ -72,7 +72,7 @@ def parse_numbered(
             index=index,
             observed_at=start + timedelta(seconds=number),
             file=file,
-        )
+        ).model_copy(update={"source_kind": "facts"})  # a fact list, not a chat
         for index, (number, (_, sentence)) in enumerate(sorted(lines.items()))
     ]
     return ConversationRecord(

@@ -147,7 +147,7 @@ class NewTurn:
         id: the caller's local id, or None for a default ``t<index>``.
         session: session number, or None for the conversation's last session (1 if new).
         role / request: as on `kgmem.models.TurnRecord`.
-        source / source_kind / document: a document chunk's provenance (`TurnRecord`).
+        source / source_kind / document: see `kgmem.models.TurnRecord`.
     """
 
     speaker: str
@@ -158,7 +158,7 @@ class NewTurn:
     role: Role | None = None
     request: bool = False
     source: str | None = None
-    source_kind: SourceKind | None = None
+    source_kind: SourceKind = "chat"
     document: str | None = None
 
 
@@ -915,6 +915,8 @@ def _turn_from_row(cid: str, row: Mapping[str, Any]) -> TurnRecord:
         observed_at=row["observed_at"],
         role=row.get("role"),
         request=bool(row.get("request")),
+        source=row.get("source"),
+        source_kind=row.get("source_kind") or "chat",
     )
 
 

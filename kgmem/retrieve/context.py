@@ -1,6 +1,7 @@
-"""What the read path knows about one conversation before it plans a question: its speakers
-(with their roles), its canonical entities and its latest timestamp, read in one round trip and
-cached per conversation until the conversation is written to."""
+"""What the read path knows about its scope (one conversation, or all of an owner's) before it
+plans a question: speakers (with their roles), canonical entities, latest timestamp, session
+numbers, owner and conversation ids, read in one round trip and cached per scope until the
+scope is written to."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from kgmem.errors import ConversationNotFound
+from kgmem.errors import ConversationNotFound, OwnerNotFound
 from kgmem.retrieve.answerable import Support
 from kgmem.retrieve.plan import EntityIndex
+from kgmem.retrieve.scope import Scope
 from kgmem.roles import ROLES, Role, role_of
 from kgmem.store import Store
 
@@ -29,6 +31,9 @@ class ConversationContext:
         version: the Conversation node's write version (None for data written before versions).
         support: cached answerability support per ``as_of`` (None = now).
         roles: speaker -> role (`kgmem.roles`) for the speakers that have one.
+        sessions: the session numbers that hold turns.
+        owner: the scope's owner ('' for a conversation without one).
+        conversation_ids: the conversations of the scope (one, or the owner's).
     """
 
     speakers: tuple[str, ...]
@@ -37,6 +42,9 @@ class ConversationContext:
     version: str | None = None
     support: dict[datetime | None, Support] = field(default_factory=dict)
     roles: Mapping[str, Role] = field(default_factory=dict)
+    sessions: tuple[int, ...] = ()
+    owner: str = ""
+    conversation_ids: tuple[str, ...] = ()
 
     @property
     def user(self) -> str | None:
@@ -58,29 +66,40 @@ def speaker_roles(speakers: tuple[str, ...], rows: list[dict[str, Any]] | None) 
 
 
 def read_context(
-    store: Store, conversation_id: str, cache: dict[str, ConversationContext]
+    store: Store, scope: Scope | str, cache: dict[str, ConversationContext]
 ) -> ConversationContext:
-    """Speakers (with roles), entity index and latest timestamp of a conversation.
+    """Speakers (with roles), entity index, latest timestamp, sessions and owner of a scope
+    (a `Scope`, or a conversation id).
 
-    One round trip (``read/conversation_context``); the statement returns nothing but the
-    version when ``cache`` holds a copy of the same version, which is then returned. A fresh
-    copy replaces the cached one (unversioned data is never cached).
+    One round trip (``read/conversation_context``, or ``read/owner_context`` for an owner);
+    the statement returns nothing but the version when ``cache`` holds a copy of the same
+    version, which is then returned. A fresh copy replaces the cached one (unversioned data is
+    never cached).
 
     Raises:
-        ConversationNotFound: the conversation holds no turns.
+        ConversationNotFound: the conversation holds no turns (`OwnerNotFound`: the owner's
+            conversations hold none), or the conversation belongs to another owner than the
+            scope names.
     """
-    cached = cache.get(conversation_id)
-    rows = store.read(
-        "read/conversation_context",
-        conversation_id=conversation_id,
-        known_version=cached.version if cached is not None else None,
-    )
+    scope = Scope(conversation_id=scope) if isinstance(scope, str) else scope
+    key = scope.key
+    cached = cache.get(key)
+    known = cached.version if cached is not None else None
+    if scope.by_owner:
+        rows = store.read("read/owner_context", owner=scope.owner, known_version=known)
+    else:
+        rows = store.read(
+            "read/conversation_context", conversation_id=scope.conversation_id, known_version=known
+        )
     row = rows[0]
-    if not row["changed"] and cached is not None:
+    wrong_owner = not scope.by_owner and scope.owner is not None and row["owner"] != scope.owner
+    if not row["changed"] and cached is not None and not wrong_owner:
         return cached
-    if not row["speakers"]:
-        cache.pop(conversation_id, None)
-        raise ConversationNotFound(conversation_id)
+    if not row["speakers"] or wrong_owner:
+        cache.pop(key, None)
+        if scope.by_owner:
+            raise OwnerNotFound(str(scope.owner))
+        raise ConversationNotFound(str(scope.conversation_id))
     entries = []
     for e in row["entities"]:
         for name in [e["name"], *e["aliases"]]:
@@ -92,7 +111,10 @@ def read_context(
         entities=EntityIndex(entries),
         version=row["version"],
         roles=speaker_roles(speakers, row.get("roles")),
+        sessions=tuple(sorted(int(s) for s in row["sessions"])),
+        owner=str(row["owner"]),
+        conversation_ids=tuple(row["conversation_ids"]),
     )
     if row["version"] is not None:  # unversioned (pre-2026 data): never cached
-        cache[conversation_id] = context
+        cache[key] = context
     return context

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgmem.errors import ConversationNotFound
+from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.plan import plan
 from kgmem.retrieve.retriever import Ranking, Request, Retriever
@@ -16,6 +16,12 @@ class CosineRetriever(Retriever):
     ``cosine``. The plan is reported but steers nothing."""
 
     def _rank(self, request: Request) -> Ranking:
+        if request.scope.by_owner or request.filters.active:
+            raise MalformedInput(
+                "the cosine baseline searches one conversation without filters; owner search "
+                "and filters need the linked engine",
+                conversation_id=request.conversation_id or None,
+            )
         qplan = plan(request.query)
         pool = gen.dense_turns(self.store, request.params, request.k)
         if not pool:

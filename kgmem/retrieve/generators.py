@@ -17,12 +17,16 @@ from typing import Any
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.question import question_words
+from kgmem.retrieve.scope import Bounds, SearchFilters
 from kgmem.retrieve.score import Candidate
 from kgmem.store import Store
-from kgmem.store.tenant import tenant_query
+from kgmem.store.tenant import owner_token, scope_query, tenant_token
+from kgmem.turns import conversation_of
 
 __all__ = [
+    "FT_FILTERED_FACTOR",
     "LinkedPools",
+    "ReadScope",
     "candidate",
     "citing_facts",
     "dense_turns",
@@ -33,10 +37,71 @@ __all__ = [
 
 Params = dict[str, Any]
 
+#: with a search filter set, BM25 asks Lucene for this many times ``k_fulltext`` hits of the
+#: scope before the filters (Lucene cannot filter by speaker, session or time; the vector
+#: searches filter inside the index and are exact)
+FT_FILTERED_FACTOR = 20
+#: Lucene's hit cap for a filtered BM25 generator
+FT_FILTERED_MAX = 1000
+
+
+@dataclass(frozen=True)
+class ReadScope:
+    """The scope and filter parameters of ``read/linked_read`` (`kgmem.retrieve.scope`).
+
+    Attributes:
+        owner: the scope's owner ('' for a conversation without one).
+        conversation_ids: the conversations searched (one, or all of the owner's).
+        by_owner: an owner-wide search (BM25 then filters by the owner's token).
+        bounds: the always-present filter values.
+        filtered: a caller's filter is set (BM25 asks Lucene for more hits).
+    """
+
+    owner: str
+    conversation_ids: tuple[str, ...]
+    by_owner: bool
+    bounds: Bounds
+    filtered: bool = False
+
+    def params(self) -> Params:
+        return {
+            "owner": self.owner,
+            "conversation_ids": list(self.conversation_ids),
+            "owner_scope": self.by_owner,
+            **self.bounds.params(),
+        }
+
+    def lucene(self, words: list[str]) -> str | None:
+        """The BM25 query of ``words`` inside this scope (`kgmem.store.tenant`); None when the
+        scope holds no conversation (a ``conversations`` filter that matched none)."""
+        if not self.conversation_ids:
+            return None
+        token = owner_token(self.owner) if self.by_owner else tenant_token(self.conversation_ids[0])
+        return scope_query(token, words)
+
+
+def conversation_scope(store: Store, conversation_id: str, as_of: datetime | None) -> ReadScope:
+    """The unfiltered `ReadScope` of one conversation (reads its context: one round trip)."""
+    from kgmem.retrieve.context import read_context
+
+    context = read_context(store, conversation_id, {})
+    return ReadScope(
+        owner=context.owner,
+        conversation_ids=(conversation_id,),
+        by_owner=False,
+        bounds=Bounds.of(
+            SearchFilters(), speakers=context.speakers, sessions=context.sessions, as_of=as_of
+        ),
+    )
+
 
 def candidate(row: dict[str, Any], generator: str) -> Candidate:
+    """The `Candidate` of a turn row (``turn_id, text, speaker, session, index, observed_at,
+    cosine``, optionally ``conversation_id`` and ``source``)."""
     return Candidate(
         turn_id=row["turn_id"],
+        conversation_id=row.get("conversation_id") or conversation_of(row["turn_id"]),
+        source=row.get("source"),
         text=row["text"],
         speaker=row["speaker"],
         session=int(row["session"]),
@@ -136,6 +201,7 @@ def linked_read(
     current_entity_ids: Sequence[str] = (),
     as_of: datetime | None = None,
     depth: int | None = None,
+    scope: ReadScope | None = None,
 ) -> LinkedPools:
     """Seeds, bounded expansion, citing facts and current-value input in ONE round trip
     (``read/linked_read``), every index scoped to the conversation inside the index.
@@ -152,6 +218,8 @@ def linked_read(
         as_of: turns observed after this moment (timezone-aware) are invisible; None = all.
         depth: if given, every enabled seed generator returns this many (whole lists, for the
             reciprocal-rank-fusion row of the benchmark).
+        scope: the conversations searched and the filters, applied inside the vector index
+            (default: ``params["conversation_id"]`` unfiltered, read with one more round trip).
 
     Returns:
         a `LinkedPools`.
@@ -173,7 +241,14 @@ def linked_read(
         if k("fulltext")
         else []
     )
-    ft_query = tenant_query(params["conversation_id"], words)
+    if scope is None:
+        scope = conversation_scope(store, params["conversation_id"], as_of)
+    ft_query = scope.lucene(words)
+    k_fulltext = k("fulltext") if ft_query else 0
+    ft_limit = (
+        min(FT_FILTERED_MAX, FT_FILTERED_FACTOR * k_fulltext) if scope.filtered else k_fulltext
+    )
+    allowed = set(scope.bounds.speakers)
     row = store.read(
         "read/linked_read",
         k_turns=k("dense_turns"),
@@ -181,8 +256,9 @@ def linked_read(
         sources=cfg.sources,
         ft_query=ft_query,
         ft_fact_query=ft_query,
-        k_fulltext=k("fulltext") if ft_query else 0,
-        named_speakers=list(qplan.speakers),
+        k_fulltext=k_fulltext,
+        ft_limit=max(ft_limit, 1),
+        named_speakers=[s for s in qplan.speakers if s in allowed],
         k_speaker=k("speaker") if qplan.speakers else 0,
         entity_ids=entity_ids,
         k_entity=k("entity") if entity_ids else 0,
@@ -194,7 +270,8 @@ def linked_read(
         w_fact=cfg.weights.fact,
         current_entity_ids=list(current_entity_ids),
         as_of=as_of,
-        **params,
+        embedding=params["embedding"],
+        **scope.params(),
     )[0]
     return _pools(row)
 

@@ -45,10 +45,11 @@ from kgmem.retrieve.plan import Planner, QueryPlan
 from kgmem.retrieve.question import stop_list
 from kgmem.retrieve.resolve import mark_answers, order_hits, relevant_rows, resolve_state
 from kgmem.retrieve.retriever import Ranking, Request, Retriever
+from kgmem.retrieve.scope import Bounds, Scope
 from kgmem.retrieve.score import Candidate, TimeWindow, merge_candidates, score_candidates
 from kgmem.store import Store
 
-__all__ = ["LinkedRetriever", "speaker_gap", "strip_names"]
+__all__ = ["LinkedRetriever", "read_scope", "speaker_gap", "strip_names"]
 
 
 class LinkedRetriever(Retriever):
@@ -71,7 +72,7 @@ class LinkedRetriever(Retriever):
         if self.config.bm25_content_words:
             stop_list()  # load the stop list once, outside the timing
 
-    def query_text(self, query: str, conversation_id: str) -> str:
+    def query_text(self, query: str, conversation_id: str | Scope) -> str:
         """The text embedded for ``query``: with ``strip_speakers``, the question without the
         names of the conversation's speakers it names, so the vector carries what is asked and
         the ``speaker`` generator and term carry who (every turn and fact about a speaker is
@@ -83,8 +84,13 @@ class LinkedRetriever(Retriever):
         """
         if not self.config.strip_speakers:
             return query
-        cached = self.contexts.get(conversation_id)
-        context = cached if cached is not None else self._context(conversation_id)
+        scope = (
+            Scope(conversation_id=conversation_id)
+            if isinstance(conversation_id, str)
+            else conversation_id
+        )
+        cached = self.contexts.get(scope.key)
+        context = cached if cached is not None else self._context(scope)
         return strip_names(query, named_speakers(query, context.speakers))
 
     def _rank(self, request: Request) -> Ranking:
@@ -111,21 +117,22 @@ class LinkedRetriever(Retriever):
         )
 
     # --- step 1: context, plan, the one round trip -------------------------------------------
-    def _context(self, conversation_id: str) -> ConversationContext:
-        """The conversation's context (`read_context`: one round trip, returning the cached
-        copy when its version is current); a fresh copy drops the chain walk's cached names.
+    def _context(self, scope: Scope) -> ConversationContext:
+        """The scope's context (`read_context`: one round trip, returning the cached copy when
+        its version is current); a fresh copy drops the chain walk's cached names.
 
         Raises:
-            ConversationNotFound: the conversation holds no turns.
+            ConversationNotFound: the conversation (or owner: `OwnerNotFound`) holds no turns.
         """
-        cached = self.contexts.get(conversation_id)
+        key = scope.key
+        cached = self.contexts.get(key)
         try:
-            context = read_context(self.store, conversation_id, self.contexts)
+            context = read_context(self.store, scope, self.contexts)
         except ConversationNotFound:
-            self.chain_sources.pop(conversation_id, None)
+            self.chain_sources.pop(key, None)
             raise
         if context is not cached:
-            self.chain_sources.pop(conversation_id, None)  # its entity names may be stale too
+            self.chain_sources.pop(key, None)  # its entity names may be stale too
         return context
 
     def _read(self, request: Request) -> tuple[ConversationContext, QueryPlan, gen.LinkedPools]:
@@ -133,13 +140,16 @@ class LinkedRetriever(Retriever):
         ``read/linked_read`` (which returns the conversation's write version in the same round
         trip) shows the cached copy is stale: then the plan may miss new entities, so the
         context is re-read and the question planned and read again."""
-        cid = request.conversation_id
-        cached = self.contexts.get(cid)
-        context = cached if cached is not None else self._context(cid)
+        scope = request.scope
+        key = scope.key
+        cached = self.contexts.get(key)
+        context = cached if cached is not None else self._context(scope)
+        if not scope.by_owner and scope.owner is not None and context.owner != scope.owner:
+            raise ConversationNotFound(str(scope.conversation_id))  # someone else's
         qplan, pools = self._plan_and_read(request, context)
         if cached is not None and pools.context_version != cached.version:
-            self.contexts.pop(cid, None)
-            context = self._context(cid)
+            self.contexts.pop(key, None)
+            context = self._context(request.scope)
             qplan, pools = self._plan_and_read(request, context)
         return context, qplan, pools
 
@@ -172,6 +182,7 @@ class LinkedRetriever(Retriever):
             speakers=context.speakers,
             current_entity_ids=_current_ids(qplan, request.conversation_id),
             as_of=request.as_of,
+            scope=read_scope(request, context),
         )
         return qplan, pools
 
@@ -191,7 +202,9 @@ class LinkedRetriever(Retriever):
         if cfg.weights.fact != 0:
             pools.attach_fact_scores(merged)
         hops: list[dict[str, Any]] = []
-        if "hop" in cfg.generators and qplan.budgets.get("hop", 0) > 0:
+        # the hop reads one conversation (off by default); an owner search does without it
+        hop_on = not request.scope.by_owner and not request.filters.active
+        if hop_on and "hop" in cfg.generators and qplan.budgets.get("hop", 0) > 0:
             extra, hops = gen.stateful_hop(
                 self.store, request.params, qplan, merged, cfg, speakers=context.speakers
             )
@@ -222,13 +235,24 @@ class LinkedRetriever(Retriever):
         if _current_ids(qplan, request.conversation_id):
             merged, current = self._resolve_state(qplan, merged, pools)
         chain: ChainResult | None = None
-        if qplan.has("chain") and request.as_of is None:
+        # the walk reads one conversation's current values, unfiltered: off for an owner
+        # search, a filtered one, or one as of a moment, and the plan says why
+        off = (
+            "as_of"
+            if request.as_of is not None
+            else "owner"
+            if request.scope.by_owner
+            else "filters"
+            if request.filters.active
+            else None
+        )
+        if qplan.has("chain") and off is None:
             merged, chain = self._chain(qplan, merged, request.params)
         elif qplan.has("chain"):
             qplan = qplan.model_copy(
                 update={
                     "operators": tuple(o for o in qplan.operators if o != "chain"),
-                    "cues": (*qplan.cues, "chain:off (as_of)"),
+                    "cues": (*qplan.cues, f"chain:off ({off})"),
                 }
             )
         return merged, current, chain, qplan
@@ -316,7 +340,9 @@ class LinkedRetriever(Retriever):
         support = context.support.get(as_of)
         if support is None and persons:
             rows = self.store.read(
-                "read/person_support", conversation_id=conversation_id, as_of=as_of
+                "read/person_support",
+                conversation_ids=list(context.conversation_ids or (conversation_id,)),
+                as_of=as_of,
             )
             support = Support.from_rows(rows)
             if as_of is None:  # cached until the conversation is written to
@@ -350,6 +376,27 @@ class LinkedRetriever(Retriever):
             "fact_rule": not decision.answerable,
             "speaker_gap": gap,
         }
+
+
+def read_scope(request: Request, context: ConversationContext) -> gen.ReadScope:
+    """The `linked_read` scope of ``request`` in ``context``: its owner and conversations,
+    and its filters' bounds (an unset filter = every speaker, session and kind of the scope)."""
+    threads = context.conversation_ids or (request.conversation_id,)
+    if request.filters.conversations is not None:
+        wanted = set(request.filters.conversations)
+        threads = tuple(c for c in threads if c in wanted)
+    return gen.ReadScope(
+        owner=context.owner,
+        conversation_ids=threads,
+        by_owner=request.scope.by_owner,
+        bounds=Bounds.of(
+            request.filters,
+            speakers=context.speakers,
+            sessions=context.sessions,
+            as_of=request.as_of,
+        ),
+        filtered=request.filters.active,
+    )
 
 
 def _asker(request: Request, context: ConversationContext) -> str | None:

@@ -28,6 +28,7 @@ from kgmem.retrieve.chain import ChainResult, StoreFactSource
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext
 from kgmem.retrieve.plan import QueryPlan
+from kgmem.retrieve.scope import Scope, SearchFilters
 from kgmem.retrieve.sources import with_sources
 from kgmem.store import Store
 from kgmem.turns import check_unicode
@@ -65,6 +66,10 @@ class SearchResult(BaseModel):
             ``value``, ``value_type``, ``valid_from`` / ``valid_to`` (ISO 8601 or None),
             ``turn_id`` (the cited turn), ``fact_id``, ``text``, ``why``, ``key``; None
             otherwise, and always None when the question is unanswerable.
+        conversation_id: the conversation searched ('' for an owner search: each hit names
+            its own ``conversation_id``).
+        owner: the owner whose conversations were searched, if the search named one.
+        filters: the search filters that were set (`kgmem.retrieve.scope.SearchFilters`).
     """
 
     query: str
@@ -84,6 +89,8 @@ class SearchResult(BaseModel):
     answerability: dict[str, Any] = Field(default_factory=dict)
     chain: dict[str, Any] | None = None
     answer: dict[str, Any] | None = None
+    owner: str | None = None
+    filters: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,12 +99,14 @@ class Request:
 
     Attributes:
         query: the question as given.
-        conversation_id: the tenant.
+        conversation_id: the conversation ('' for an owner search).
         k: hits wanted (>= 1).
         as_of: the moment of asking (timezone-aware) or None.
         asked_by: the speaker asking, if the caller names one.
         params: ``conversation_id`` and ``embedding`` (the query vector as a list), the
             parameters every read statement shares.
+        scope: the conversations searched (one, or all of an owner's).
+        filters: the caller's search filters.
     """
 
     query: str
@@ -106,6 +115,8 @@ class Request:
     as_of: datetime | None
     asked_by: str | None
     params: dict[str, Any]
+    scope: Scope
+    filters: SearchFilters
 
 
 @dataclass
@@ -154,8 +165,9 @@ class Retriever(ABC):
         """The query vector ``(dim,)`` float32."""
         return self.embedder.encode_one(query)
 
-    def query_text(self, query: str, conversation_id: str) -> str:
-        """The text this strategy embeds for ``query`` (here: ``query`` itself)."""
+    def query_text(self, query: str, conversation_id: str | Scope) -> str:
+        """The text this strategy embeds for ``query`` in a conversation or `Scope` (here:
+        ``query`` itself)."""
         return query
 
     def _warm(self) -> None:  # noqa: B027  # a hook: most strategies need nothing
@@ -168,18 +180,21 @@ class Retriever(ABC):
     def search(
         self,
         query: str,
-        conversation_id: str,
+        conversation_id: str | None,
         k: int = 10,
         *,
         embedding: npt.NDArray[np.float32] | None = None,
         as_of: datetime | None = None,
         asked_by: str | None = None,
+        owner: str | None = None,
+        filters: SearchFilters | None = None,
     ) -> SearchResult:
-        """Rank the conversation's turns for ``query``.
+        """Rank the conversation's (or the owner's conversations') turns for ``query``.
 
         Args:
             query: the question (any text; empty is allowed and matches weakly).
-            conversation_id: the tenant to search; other conversations are never read.
+            conversation_id: the tenant to search; other conversations are never read. None
+                with ``owner``: every conversation of the owner, ranked together.
             k: number of hits (1 or more).
             embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it);
                 it should embed `query_text`, which is what the retriever embeds itself.
@@ -192,6 +207,10 @@ class Retriever(ABC):
             asked_by: the speaker asking (a speaker of the conversation): "I", "me", "my" and
                 "the user" in the question mean this speaker. None: the conversation's speaker
                 whose role is ``user``, if any (`kgmem.roles`).
+            owner: search all of this owner's conversations in one read (with
+                ``conversation_id``: that conversation, which must belong to the owner).
+            filters: speakers, sessions, observed-time range, source kinds
+                (`kgmem.retrieve.scope.SearchFilters`), applied inside the index.
 
         Returns:
             a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
@@ -207,18 +226,21 @@ class Retriever(ABC):
             raise ValueError("k must be at least 1")
         # before anything reads the store: a bad query is the caller's error first
         check_unicode([query], file="query", cid=conversation_id)
+        scope = Scope(conversation_id=conversation_id, owner=owner)
+        filters = filters or SearchFilters()
         if as_of is not None and (as_of.tzinfo is None or as_of.utcoffset() is None):
             as_of = as_of.replace(tzinfo=UTC)
         self._warm()
         if embedding is None:
             _ = self.embedder.model  # load once, outside the timed query embedding
-            text = self.query_text(query, conversation_id)  # context read, if any, first
+            text = self.query_text(query, scope)  # context read, if any, first
         t0 = time.perf_counter()
         vector = embedding if embedding is not None else self.embed(text)
         t_embed = time.perf_counter()
         db0 = self.store.timing.ms
-        params = {"conversation_id": conversation_id, "embedding": vector.tolist()}
-        request = Request(query, conversation_id, k, as_of, asked_by, params)
+        cid = conversation_id or ""
+        params = {"conversation_id": cid, "embedding": vector.tolist()}
+        request = Request(query, cid, k, as_of, asked_by, params, scope, filters)
         ranking = self._rank(request)
         ranking.hits = with_sources(self.store, ranking.hits[:k])  # document chunks' file#heading
         t_end = time.perf_counter()
@@ -256,4 +278,6 @@ class Retriever(ABC):
             answerability=ranking.answerability,
             chain=ranking.chain.as_dict() if ranking.chain is not None else None,
             answer=ranking.answer,
+            owner=request.scope.owner,
+            filters=request.filters.as_dict(),
         )

@@ -32,6 +32,7 @@ from typing import Any
 
 from kgmem.config import Settings, shipped_default
 from kgmem.models import Hit
+from kgmem.turns import conversation_of
 
 __all__ = ["SIGNAL_SETTINGS", "Candidate", "ScoreWeights", "TimeWindow", "score_candidates"]
 
@@ -136,6 +137,8 @@ class Candidate:
     index: int
     observed_at: datetime
     cosine: float
+    conversation_id: str = ""
+    source: str | None = None
     fact_cosine: float | None = None
     fact_id: str | None = None
     event_time: datetime | None = None
@@ -164,14 +167,14 @@ def score_candidates(
     base = {c.turn_id: c.cosine + weights.fact * (c.fact_cosine or 0.0) for c in pool}
     by_rank = sorted(pool, key=lambda c: (-base[c.turn_id], c.index))
     top = by_rank[: weights.adjacent_top]
-    beside = {(c.session, c.index + d) for c in top for d in (-1, 1)}
+    beside = {(c.conversation_id, c.session, c.index + d) for c in top for d in (-1, 1)}
     top_ids = {c.turn_id for c in top}
 
     hits: list[tuple[float, int, Hit]] = []
     for c in pool:
         terms: dict[str, float] = {"cosine": round(c.cosine, 6)}
         terms["fact"] = round(weights.fact * (c.fact_cosine or 0.0), 6)
-        adjacent = (c.session, c.index) in beside and c.turn_id not in top_ids
+        adjacent = (c.conversation_id, c.session, c.index) in beside and c.turn_id not in top_ids
         terms["adjacent"] = weights.adjacent if adjacent else 0.0
         in_window = window is not None and (
             window.contains(c.observed_at) or window.contains(c.event_time)
@@ -198,6 +201,8 @@ def score_candidates(
                     speaker=c.speaker,
                     session=c.session,
                     observed_at=c.observed_at,
+                    conversation_id=c.conversation_id or conversation_of(c.turn_id),
+                    source=c.source,
                     score=round(score, 6),
                     terms=terms,
                     trace=trace,

@@ -1,9 +1,10 @@
 """Where a hit comes from: a document chunk's ``source`` (``<document>#<heading trail>``,
 `kgmem.ingest.documents`) attached to the hits that are chunks.
 
-Only hits whose turn id is a document chunk's (`kgmem.turns.is_document_turn`) are
-looked up, in one round trip of unique-id lookups (``read/turn_sources``), so a search whose
-hits are all chat turns reads nothing more.
+The linked read returns each turn's source with it; only hits that still have none and whose
+turn id is a document chunk's (`kgmem.turns.is_document_turn`) are looked up, in one round trip
+of unique-id lookups (``read/turn_sources``), so a search whose hits are all chat turns reads
+nothing more.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ __all__ = ["with_sources"]
 
 def with_sources(store: Store, hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` in the same order, each document chunk's with its ``source`` set."""
-    ids = [hit.turn_id for hit in hits if is_document_turn(hit.turn_id)]
+    ids = [h.turn_id for h in hits if h.source is None and is_document_turn(h.turn_id)]
     if not ids:
         return list(hits)
     found = {row["id"]: row["source"] for row in store.read("read/turn_sources", turn_ids=ids)}

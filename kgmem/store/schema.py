@@ -5,8 +5,9 @@ it checks the search indexes that already exist:
 
 - a vector index of another dimension than the embedder's raises `SchemaMismatch` (two
   embedders never mix in one index);
-- a search index of an older layout — a vector index without the tenant filter properties
-  (``WITH [n.conversation_id, ...]``, needed by Cypher 25 ``SEARCH ... WHERE``) or with
+- a search index of an older layout — a vector index without the filter properties this
+  version searches with (``WITH [n.conversation_id, n.owner, ...]``, needed by Cypher 25
+  ``SEARCH ... WHERE``: owner, session and source kind arrived with owners and filters) or with
   quantization, a fulltext index without the tenant token ``tk`` — raises `SchemaOutdated`,
   which says to run ``kgmem schema apply --rebuild`` (`rebuild_search_indexes`): drop those
   indexes, backfill tenant tokens, create them again. ``IF NOT EXISTS`` alone would keep the
@@ -56,11 +57,21 @@ class SearchIndex:
 SEARCH_INDEXES = {
     "turn_embedding": SearchIndex(
         "schema/create_vector_turn_embedding",
-        ("embedding", "conversation_id", "observed_at", "speaker"),
+        (
+            "embedding",
+            "conversation_id",
+            "owner",
+            "observed_at",
+            "speaker",
+            "session",
+            "source_kind",
+        ),
         "NONE",
     ),
     "fact_embedding": SearchIndex(
-        "schema/create_vector_fact_embedding", ("embedding", "conversation_id", "source"), "NONE"
+        "schema/create_vector_fact_embedding",
+        ("embedding", "conversation_id", "owner", "source"),
+        "NONE",
     ),
     "turn_text": SearchIndex("schema/create_fulltext_turn_text", ("text", "tk")),
     "fact_text": SearchIndex("schema/create_fulltext_fact_text", ("text", "tk")),
@@ -181,9 +192,11 @@ def apply_schema(store: Store, dimensions: int) -> list[str]:
 def rebuild_search_indexes(store: Store, dimensions: int) -> list[str]:
     """Bring a store written by an older kgmem to this layout; keeps all data.
 
-    Drops the outdated search indexes, gives every conversation's turns and facts their tenant
-    token and a Conversation node, then applies the schema (the indexes repopulate from the
-    stored properties; `apply_schema` waits until they are online).
+    Drops the outdated search indexes, gives every conversation a Conversation node and its
+    turns and facts their tenant token (with the owner's token), their ``owner`` ('' for none)
+    and turns their ``source_kind`` (``chat`` when unset), then applies the schema (the
+    indexes repopulate from the stored properties; `apply_schema` waits until they are
+    online).
 
     Returns:
         the names of the indexes dropped and recreated.

@@ -8,6 +8,12 @@ nodes, and every one of them is eligible. The tenant clause has boost 0 (``+tk:<
 it filters without adding to the BM25 score, so scores equal those of the text clause alone
 (term statistics are still index-wide; `kgmem bench scale` measures what that changes).
 
+A conversation that belongs to an owner also carries the owner's token in ``tk`` (two tokens,
+space-separated: the analyzer splits them), so ``+tk:<owner token>^0`` scopes a query to all
+of the owner's conversations in one Lucene filter. The owner token hashes ``owner\x00<id>``,
+another input space than conversation ids, so an owner named like a conversation gets another
+token.
+
 The token is decimal digits only: Lucene's english analyzer (standard tokenizer, lower-casing,
 stop words, Porter stemming) keeps such a token whole and unchanged, which a word or an id with
 punctuation would not survive.
@@ -17,14 +23,23 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["lucene_escape", "tenant_query", "tenant_token"]
+__all__ = ["lucene_escape", "owner_token", "scope_query", "tenant_query", "tenant_token"]
+
+
+def _token(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    return str(int.from_bytes(digest[:8], "big"))
 
 
 def tenant_token(conversation_id: str) -> str:
     """The fulltext token of a conversation: the first 64 bits of SHA-256 of its UTF-8 id, as
     a decimal string of 1-20 digits (collision odds about 2^-64 per pair of tenants)."""
-    digest = hashlib.sha256(conversation_id.encode("utf-8", "surrogatepass")).digest()
-    return str(int.from_bytes(digest[:8], "big"))
+    return _token(conversation_id)
+
+
+def owner_token(owner: str) -> str:
+    """The fulltext token of an owner: like `tenant_token`, of ``owner\x00<owner>``."""
+    return _token(f"owner\x00{owner}")
 
 
 _SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
@@ -38,7 +53,13 @@ def lucene_escape(word: str) -> str:
 def tenant_query(conversation_id: str, words: list[str]) -> str | None:
     """The Lucene query for ``words`` (OR-ed, escaped) inside one tenant, e.g.
     ``+tk:8122…^0 +text:(support group)``; None without words."""
+    return scope_query(tenant_token(conversation_id), words)
+
+
+def scope_query(token: str, words: list[str]) -> str | None:
+    """The Lucene query for ``words`` (OR-ed, escaped) inside the scope whose token is
+    ``token`` (a `tenant_token` or an `owner_token`); None without words."""
     if not words:
         return None
     text = " ".join(lucene_escape(w) for w in words)
-    return f"+tk:{tenant_token(conversation_id)}^0 +text:({text})"
+    return f"+tk:{token}^0 +text:({text})"

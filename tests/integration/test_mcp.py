@@ -7,12 +7,14 @@ without the bearer token (``KGMEM_MCP_TOKEN``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.errors import ConfigError
-from kgmem.mcp import build_server, is_loopback, serve
+from kgmem.errors import ConfigError, ConversationNotFound, MalformedInput
+from kgmem.mcp import build_server, default_thread, is_loopback, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,13 +49,21 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
             return await client.list_tools()
 
     tools = {tool.name: tool for tool in anyio.run(main).tools}
-    expected = {"search_memory", "read_turns", "current_value", "remember"}
+    expected = {"search_memory", "timeline", "read_turns", "current_value", "remember"}
     if hasattr(memory, "forget_turns"):  # turn-level forgetting, where the Memory has it
         expected |= {"forget_turns", "forget_about"}
         assert set(tools["forget_turns"].input_schema["properties"]) == {"turn_ids"}
         assert set(tools["forget_about"].input_schema["properties"]) == {"description"}
     assert set(tools) == expected
-    assert set(tools["search_memory"].input_schema["properties"]) == {"query"}
+    # at most these optional parameters (agents do worse with wide search schemas)
+    assert set(tools["search_memory"].input_schema["properties"]) == {
+        "query",
+        "speaker",
+        "since",
+        "until",
+    }
+    assert tools["search_memory"].input_schema["required"] == ["query"]
+    assert set(tools["timeline"].input_schema.get("properties", {})) == set()
     assert set(tools["read_turns"].input_schema["properties"]) == {"turn_id", "window"}
     assert set(tools["current_value"].input_schema["properties"]) == {"entity", "relation"}
     assert set(tools["remember"].input_schema["properties"]) == {"text", "speaker"}
@@ -322,3 +332,99 @@ def test_http_bearer_token_and_write_on_empty_conversation(
         server.wait(timeout=30)
         if memory.counts(fresh)["turns"]:
             memory.forget(fresh)
+
+
+def test_an_owner_server_spans_the_owners_threads(memory: Memory) -> None:
+    """Every tool of an owner server, through the SDK client, with good and bad input: one
+    search over both threads with speaker and date filters, the timeline of both, reads and
+    forgets only of the owner's turns, remember into the owner's default thread."""
+    run = uuid.uuid4().hex[:8]
+    owner, other = f"it-mcp-owner-{run}", f"it-mcp-other-{run}"
+    may, june = datetime(2024, 5, 3, tzinfo=UTC), datetime(2024, 6, 9, tzinfo=UTC)
+    memory.add_turns(
+        f"{owner}-a",
+        [
+            {"id": "a1", "speaker": "user", "text": "I moved to Lisbon in May."},
+            {"id": "a2", "speaker": "assistant", "text": "Lisbon has lovely trams."},
+        ],
+        observed_at=may,
+        owner=owner,
+    )
+    memory.add_turns(
+        f"{owner}-b",
+        [{"id": "b1", "speaker": "user", "text": "My passport number is Q55-781-002."}],
+        observed_at=june,
+        owner=owner,
+    )
+    memory.add_turns(
+        f"{other}-a", [{"speaker": "user", "text": "I moved to Lisbon too."}], owner=other
+    )
+    server = build_server(memory, owner=owner, k=5)
+
+    async def main() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with Client(server) as client:
+            call = client.call_tool
+            out["all"] = await call("search_memory", {"query": "Lisbon passport trams"})
+            out["speaker"] = await call(
+                "search_memory", {"query": "Lisbon", "speaker": "assistant"}
+            )
+            out["since"] = await call("search_memory", {"query": "Lisbon", "since": "2024-06-01"})
+            out["until"] = await call("search_memory", {"query": "Lisbon", "until": "2024-05-03"})
+            out["bad_date"] = await call("search_memory", {"query": "x", "since": "last May"})
+            out["bad_range"] = await call(
+                "search_memory", {"query": "x", "since": "2024-07-01", "until": "2024-01-01"}
+            )
+            out["timeline"] = await call("timeline", {})
+            out["read"] = await call("read_turns", {"turn_id": f"{owner}-a:a1", "window": 1})
+            out["read_foreign"] = await call("read_turns", {"turn_id": f"{other}-a:t0"})
+            out["read_local"] = await call("read_turns", {"turn_id": "a1"})
+            out["current"] = await call("current_value", {"entity": "user", "relation": "live_in"})
+            out["remember"] = await call("remember", {"text": "I adopted a cat named Miso."})
+            out["forget_foreign"] = await call("forget_turns", {"turn_ids": [f"{other}-a:t0"]})
+            out["forget_about"] = await call("forget_about", {"description": "my passport number"})
+            out["forget"] = await call("forget_turns", {"turn_ids": [f"{owner}-a:a2"]})
+        return out
+
+    try:
+        out = anyio.run(main)
+        hits = out["all"].structured_content["hits"]
+        assert {h["conversation_id"] for h in hits} == {f"{owner}-a", f"{owner}-b"}
+        assert out["all"].structured_content["owner"] == owner
+        assert [h["speaker"] for h in out["speaker"].structured_content["hits"]] == ["assistant"]
+        assert {h["turn_id"] for h in out["since"].structured_content["hits"]} == {f"{owner}-b:b1"}
+        assert {h["conversation_id"] for h in out["until"].structured_content["hits"]} == {
+            f"{owner}-a"
+        }
+        assert out["bad_date"].is_error and "ISO 8601" in out["bad_date"].content[0].text
+        assert out["bad_range"].is_error
+        entries = out["timeline"].structured_content["entries"]
+        assert [(e["conversation_id"], e["turns"]) for e in entries] == [
+            (f"{owner}-a", 2),
+            (f"{owner}-b", 1),
+        ]
+        assert entries[0]["first"] == "2024-05-03" and entries[0]["kind"] == "session"
+        assert [t["turn_id"] for t in out["read"].structured_content["turns"]] == [
+            f"{owner}-a:a1",
+            f"{owner}-a:a2",
+        ]
+        assert out["read_foreign"].is_error and out["read_local"].is_error
+        assert not out["current"].is_error
+        remembered = out["remember"].structured_content["turn"]["turn_id"]
+        assert remembered.startswith(default_thread(owner) + ":")
+        assert memory.owner_of(default_thread(owner)) == owner
+        assert out["forget_foreign"].is_error
+        assert memory.counts(f"{other}-a")["turns"] == 1
+        assert out["forget_about"].structured_content["turn_ids"] == [f"{owner}-b:b1"]
+        assert out["forget"].structured_content["removed"]["turns"] == 1
+    finally:
+        for who in (owner, other):
+            with contextlib.suppress(ConversationNotFound):
+                memory.forget_owner(who)
+
+
+def test_a_server_needs_a_scope(memory: Memory) -> None:
+    with pytest.raises(ValueError, match="conversation id or an owner"):
+        build_server(memory)
+    with pytest.raises(MalformedInput):
+        build_server(memory, owner="")
