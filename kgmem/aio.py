@@ -151,6 +151,10 @@ class AsyncMemory:
             **options,
         )
 
+    async def warm(self) -> dict[str, Any]:
+        """See `Memory.warm`."""
+        return await self._run(self.sync.warm)
+
     async def history(
         self, conversation_id: str, entity: str, relation: str
     ) -> list[dict[str, Any]]:

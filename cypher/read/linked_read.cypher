@@ -8,62 +8,62 @@
 //                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
 //                  keeps the best: recall@40 against an exact scan 0.999 -> 1.000 in a
 //                  50,000-turn conversation at no measurable cost (kgmem bench scale)
-//     dense_facts  top-$k_facts facts (of fact sources $sources, null = all) the same way,
+//     dense_facts  top-$k_facts facts (of fact sources $q.sources, null = all) the same way,
 //                  each with the turns it cites
-//     speaker      top-$k_speaker turns spoken by each of $named_speakers (the speakers the
+//     speaker      top-$k_speaker turns spoken by each of $q.named_speakers (the speakers the
 //                  question names), vector index filtered by tenant and speaker inside the index
-//     fulltext     BM25 top-$k_fulltext turns and facts; $ft_query is the Lucene query of the
+//     fulltext     BM25 top-$k_fulltext turns and facts; $q.ft_query is the Lucene query of the
 //                  question's words AND the tenant token (+tk:<token>^0, a filter that adds no score), so the tenant's every
 //                  matching node is eligible whatever other tenants hold
-//     entity       turns that MENTION, or are cited by confident facts ABOUT, $entity_ids
-//     window       turns said in, or dated by facts into, [$start, $end)
+//     entity       turns that MENTION, or are cited by confident facts ABOUT, $q.entity_ids
+//     window       turns said in, or dated by facts into, [$q.start, $q.end)
 //   expanded  <= $k_events turns sharing an Event with the best 10 seed facts (best = cosine +
 //             $w_fact * fact cosine)
 //   citing    per candidate turn, its best citing fact (max cosine to the question)
 //   keyed     for current/past-value questions: facts on a supersession key about
-//             $current_entity_ids (with object and modality; none valid only after $as_of)
+//             $q.current_entity_ids (with object and modality; none valid only after $q.as_of)
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
 //   context_version  the Conversation node's write version (null if it has none): the caller
 //             compares it with the version of the planner context it used (one round trip
 //             when nothing changed; see Engine._context)
-// $as_of (a datetime or null): turns observed after it are invisible to every part.
+// $q.as_of (a datetime or null): turns observed after it are invisible to every part.
+// $q holds every value whose type or size varies between questions (the tenant id, strings,
+// lists, values that may be null); the other parameters are integers, floats and the
+// question's embedding. Neo4j keys its plan cache on each parameter's type and, for a string
+// or a list, its size bucket (0, 1, <= 10, <= 100, ...), so as separate parameters these
+// compiled up to hundreds of plans of this statement (0.3-0.6 s each after a server start);
+// a map parameter has one type whatever it holds, so every question shares one plan.
 // Returned datetimes (observed_at, event_time, event_end, valid_from) are ISO 8601 strings
 // (stored values are UTC): the Python driver hydrates a DateTime in ~0.1 ms, which made
 // hydration the largest single cost of this statement (measured on the LoCoMo dev split).
-// :param conversation_id => 'conv-26'
+// :param q => {conversation_id: 'conv-26', sources: null,
+//   ft_query: '+tk:123^0 +text:(support group)',
+//   ft_fact_query: '+tk:123^0 +text:(support group)', named_speakers: [],
+//   entity_ids: [], start: null, end: null, current_entity_ids: [], as_of: null}
 // :param embedding => [0.1, ...]
-// :param sources => null
 // :param k_turns => 40
 // :param k_facts => 20
-// :param ft_query => '+tk:123^0 +text:(support group)'
-// :param ft_fact_query => '+tk:123^0 +text:(support group)'
 // :param k_fulltext => 10
-// :param named_speakers => []
 // :param k_speaker => 0
-// :param entity_ids => []
 // :param k_entity => 0
 // :param min_confidence => 0.5
-// :param start => null
-// :param end => null
 // :param k_window => 0
 // :param k_events => 0
 // :param w_fact => 1.0
-// :param current_entity_ids => []
-// :param as_of => null
 CYPHER 25
 CALL () {
   CALL () {
-    WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NULL
+    WITH 1 AS go WHERE $k_turns > 0 AND $q.as_of IS NULL
     MATCH (t:Turn)
       SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.conversation_id = $conversation_id LIMIT 2 * $k_turns) SCORE AS s
+                   WHERE t.conversation_id = $q.conversation_id LIMIT 2 * $k_turns) SCORE AS s
     RETURN t, s
     UNION ALL
-    WITH 1 AS go WHERE $k_turns > 0 AND $as_of IS NOT NULL
+    WITH 1 AS go WHERE $k_turns > 0 AND $q.as_of IS NOT NULL
     MATCH (t:Turn)
       SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.conversation_id = $conversation_id AND t.observed_at <= $as_of
+                   WHERE t.conversation_id = $q.conversation_id AND t.observed_at <= $q.as_of
                    LIMIT 2 * $k_turns) SCORE AS s
     RETURN t, s
   }
@@ -73,18 +73,18 @@ CALL () {
   UNION ALL
   CALL () {
     CALL () {
-      WITH 1 AS go WHERE $k_facts > 0 AND $sources IS NULL
+      WITH 1 AS go WHERE $k_facts > 0 AND $q.sources IS NULL
       MATCH (f:Fact)
         SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                     WHERE f.conversation_id = $conversation_id
+                     WHERE f.conversation_id = $q.conversation_id
                      LIMIT 2 * $k_facts) SCORE AS s
       RETURN f, s
       UNION ALL
-      UNWIND CASE WHEN $k_facts > 0 THEN coalesce($sources, []) ELSE [] END AS source
+      UNWIND CASE WHEN $k_facts > 0 THEN coalesce($q.sources, []) ELSE [] END AS source
       CALL (source) {
         MATCH (f:Fact)
           SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                       WHERE f.conversation_id = $conversation_id AND f.source = source
+                       WHERE f.conversation_id = $q.conversation_id AND f.source = source
                        LIMIT 2 * $k_facts) SCORE AS s
         RETURN f, s
       }
@@ -98,21 +98,21 @@ CALL () {
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          f, fact_cosine, null AS bm25, null AS via
   UNION ALL
-  UNWIND CASE WHEN $k_speaker > 0 THEN $named_speakers ELSE [] END AS speaker
+  UNWIND CASE WHEN $k_speaker > 0 THEN $q.named_speakers ELSE [] END AS speaker
   CALL (speaker) {
     CALL (speaker) {
-      WITH speaker WHERE $as_of IS NULL
+      WITH speaker WHERE $q.as_of IS NULL
       MATCH (t:Turn)
         SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                     WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
+                     WHERE t.conversation_id = $q.conversation_id AND t.speaker = speaker
                      LIMIT 2 * $k_speaker) SCORE AS s
       RETURN t, s
       UNION ALL
-      WITH speaker WHERE $as_of IS NOT NULL
+      WITH speaker WHERE $q.as_of IS NOT NULL
       MATCH (t:Turn)
         SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                     WHERE t.conversation_id = $conversation_id AND t.speaker = speaker
-                       AND t.observed_at <= $as_of
+                     WHERE t.conversation_id = $q.conversation_id AND t.speaker = speaker
+                       AND t.observed_at <= $q.as_of
                      LIMIT 2 * $k_speaker) SCORE AS s
       RETURN t, s
     }
@@ -122,27 +122,27 @@ CALL () {
   RETURN 'speaker' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
          null AS bm25, null AS via
   UNION ALL
-  WITH 1 AS go WHERE $ft_query IS NOT NULL AND $k_fulltext > 0
-  CALL db.index.fulltext.queryNodes('turn_text', $ft_query, {limit: $k_fulltext})
+  WITH 1 AS go WHERE $q.ft_query IS NOT NULL AND $k_fulltext > 0
+  CALL db.index.fulltext.queryNodes('turn_text', $q.ft_query, {limit: $k_fulltext})
     YIELD node AS t, score
-  WHERE t.conversation_id = $conversation_id
+  WHERE t.conversation_id = $q.conversation_id
   RETURN 'fulltext' AS generator, t,
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          null AS f, null AS fact_cosine, score AS bm25, null AS via
   UNION ALL
-  WITH 1 AS go WHERE $ft_fact_query IS NOT NULL AND $k_fulltext > 0
-  CALL db.index.fulltext.queryNodes('fact_text', $ft_fact_query, {limit: $k_fulltext})
+  WITH 1 AS go WHERE $q.ft_fact_query IS NOT NULL AND $k_fulltext > 0
+  CALL db.index.fulltext.queryNodes('fact_text', $q.ft_fact_query, {limit: $k_fulltext})
     YIELD node AS f, score
-  WHERE f.conversation_id = $conversation_id
+  WHERE f.conversation_id = $q.conversation_id
   MATCH (f)-[:CITES]->(t:Turn)
   RETURN 'fulltext' AS generator, t,
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine,
          score AS bm25, null AS via
   UNION ALL
-  UNWIND CASE WHEN $k_entity > 0 THEN $entity_ids ELSE [] END AS entity_id
+  UNWIND CASE WHEN $k_entity > 0 THEN $q.entity_ids ELSE [] END AS entity_id
   MATCH (e:Entity {id: entity_id})
-  WHERE e.conversation_id = $conversation_id
+  WHERE e.conversation_id = $q.conversation_id
   CALL (e) {
     MATCH (e)<-[:MENTIONS]-(t:Turn)
     RETURN t
@@ -152,24 +152,24 @@ CALL () {
     RETURN t
   }
   WITH t, collect(DISTINCT e.id) AS via
-  WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WHERE $q.as_of IS NULL OR t.observed_at <= $q.as_of
   WITH t, via, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_entity
   RETURN 'entity' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25, via
   UNION ALL
-  WITH 1 AS go WHERE $start IS NOT NULL AND $k_window > 0
+  WITH 1 AS go WHERE $q.start IS NOT NULL AND $k_window > 0
   CALL () {
-    MATCH (t:Turn {conversation_id: $conversation_id})
-    WHERE t.observed_at >= $start AND t.observed_at < $end
+    MATCH (t:Turn {conversation_id: $q.conversation_id})
+    WHERE t.observed_at >= $q.start AND t.observed_at < $q.end
     RETURN t
     UNION
-    MATCH (f:Fact {conversation_id: $conversation_id})-[:CITES]->(t:Turn)
-    WHERE f.event_time IS NOT NULL AND f.event_time < $end
-      AND coalesce(f.event_end, f.event_time) > $start
+    MATCH (f:Fact {conversation_id: $q.conversation_id})-[:CITES]->(t:Turn)
+    WHERE f.event_time IS NOT NULL AND f.event_time < $q.end
+      AND coalesce(f.event_end, f.event_time) > $q.start
     RETURN t
   }
-  WITH t WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WITH t WHERE $q.as_of IS NULL OR t.observed_at <= $q.as_of
   WITH t, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_window
@@ -177,7 +177,7 @@ CALL () {
          null AS via
 }
 WITH generator, t, cosine, f, fact_cosine, bm25, via
-WHERE $as_of IS NULL OR t.observed_at <= $as_of
+WHERE $q.as_of IS NULL OR t.observed_at <= $q.as_of
 WITH collect({generator: generator, t: t, cosine: cosine, f: f, fact_cosine: fact_cosine,
               bm25: bm25, via: via}) AS rows
 WITH rows, [r IN rows | r.t] AS pool
@@ -191,7 +191,7 @@ CALL (rows, pool) {
   LIMIT 10
   MATCH (seed)-[:MEMBER_OF]->(ev:Event)<-[:MEMBER_OF]-(f:Fact)-[:CITES]->(t:Turn)
   WHERE f.confidence >= $min_confidence AND NOT t IN pool
-    AND ($as_of IS NULL OR t.observed_at <= $as_of)
+    AND ($q.as_of IS NULL OR t.observed_at <= $q.as_of)
   WITH t, min(ev.id) AS event_id
   WITH t, event_id, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
@@ -204,13 +204,13 @@ CALL () {
   // anchored on the entities (unique-id seek, then their ABOUT {role: 'subject'} edges): the
   // cost grows with what is said about them, not with the conversation. Every writer links a
   // fact to its subject entity this way (write/merge_facts), so f.subject = id implies the edge.
-  UNWIND $current_entity_ids AS entity_id
+  UNWIND $q.current_entity_ids AS entity_id
   MATCH (:Entity {id: entity_id})<-[:ABOUT {role: 'subject'}]-(f:Fact)
-  WHERE f.conversation_id = $conversation_id AND f.key IS NOT NULL
-    AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
+  WHERE f.conversation_id = $q.conversation_id AND f.key IS NOT NULL
+    AND ($q.as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $q.as_of)
   WITH DISTINCT f
   OPTIONAL MATCH (f)-[:CITES]->(t:Turn)
-  WHERE $as_of IS NULL OR t.observed_at <= $as_of
+  WHERE $q.as_of IS NULL OR t.observed_at <= $q.as_of
   WITH f, collect(t) AS cited
   WHERE size(cited) > 0
   ORDER BY f.key, f.serial
@@ -226,7 +226,7 @@ CALL (every) {
   UNWIND every AS t
   WITH DISTINCT t
   MATCH (t)<-[:CITES]-(f:Fact)
-  WHERE $sources IS NULL OR f.source IN $sources
+  WHERE $q.sources IS NULL OR f.source IN $q.sources
   WITH t, f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine
   ORDER BY fact_cosine DESC, f.id ASC
   WITH t, collect({fact_id: f.id, fact_cosine: fact_cosine, event_time: toString(f.event_time),
@@ -249,4 +249,4 @@ RETURN
                     observed_at: toString(x.t.observed_at), cosine: x.cosine,
                     event_id: x.event_id}] AS expanded,
   citing, keyed, turns,
-  head(COLLECT { MATCH (c:Conversation {id: $conversation_id}) RETURN c.version }) AS context_version
+  head(COLLECT { MATCH (c:Conversation {id: $q.conversation_id}) RETURN c.version }) AS context_version

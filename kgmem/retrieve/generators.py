@@ -27,6 +27,7 @@ __all__ = [
     "citing_facts",
     "dense_turns",
     "linked_read",
+    "linked_read_parameters",
     "question_words",
     "stateful_hop",
 ]
@@ -138,7 +139,43 @@ def linked_read(
     depth: int | None = None,
 ) -> LinkedPools:
     """Seeds, bounded expansion, citing facts and current-value input in ONE round trip
-    (``read/linked_read``), every index scoped to the conversation inside the index.
+    (``read/linked_read`` with `linked_read_parameters`), every index scoped to the
+    conversation inside the index. The arguments are those of `linked_read_parameters`.
+
+    Returns:
+        a `LinkedPools`.
+    """
+    bound = linked_read_parameters(
+        params,
+        qplan,
+        cfg,
+        speakers=speakers,
+        current_entity_ids=current_entity_ids,
+        as_of=as_of,
+        depth=depth,
+    )
+    return _pools(store.read("read/linked_read", **bound)[0])
+
+
+def linked_read_parameters(
+    params: Params,
+    qplan: QueryPlan,
+    cfg: EngineConfig,
+    *,
+    speakers: Sequence[str] = (),
+    current_entity_ids: Sequence[str] = (),
+    as_of: datetime | None = None,
+    depth: int | None = None,
+) -> dict[str, Any]:
+    """The parameters of ``read/linked_read`` for one question.
+
+    Every value whose type or size varies between questions (the tenant id, the BM25 query,
+    the id lists, the window and ``as_of``, which may be None) travels inside ONE map, ``q``;
+    the others are integers, floats and the embedding. Neo4j keys its plan cache on each
+    parameter's type and, for a string or a list, on its size bucket (0, 1, <= 10, <= 100,
+    ...), and a map has one type whatever it holds: so every question of one embedding size
+    shares one compiled plan (as separate parameters, the LoCoMo dev questions of one
+    conversation compiled about 15 plans after each server start, 0.3-0.6 s each).
 
     Args:
         params: ``conversation_id`` and ``embedding`` (the question's, ``(dim,)`` as a list).
@@ -152,9 +189,6 @@ def linked_read(
         as_of: turns observed after this moment (timezone-aware) are invisible; None = all.
         depth: if given, every enabled seed generator returns this many (whole lists, for the
             reciprocal-rank-fusion row of the benchmark).
-
-    Returns:
-        a `LinkedPools`.
     """
 
     def k(name: str) -> int:
@@ -174,29 +208,31 @@ def linked_read(
         else []
     )
     ft_query = tenant_query(params["conversation_id"], words)
-    row = store.read(
-        "read/linked_read",
-        k_turns=k("dense_turns"),
-        k_facts=k("dense_facts"),
-        sources=cfg.sources,
-        ft_query=ft_query,
-        ft_fact_query=ft_query,
-        k_fulltext=k("fulltext") if ft_query else 0,
-        named_speakers=list(qplan.speakers),
-        k_speaker=k("speaker") if qplan.speakers else 0,
-        entity_ids=entity_ids,
-        k_entity=k("entity") if entity_ids else 0,
-        min_confidence=cfg.link_confidence,
-        start=window.start if window else None,
-        end=window.end if window else None,
-        k_window=k("window") if window else 0,
-        k_events=0 if depth is not None else k("events"),
-        w_fact=cfg.weights.fact,
-        current_entity_ids=list(current_entity_ids),
-        as_of=as_of,
-        **params,
-    )[0]
-    return _pools(row)
+    q = {
+        "conversation_id": params["conversation_id"],
+        "sources": cfg.sources,
+        "ft_query": ft_query,
+        "ft_fact_query": ft_query,
+        "named_speakers": list(qplan.speakers),
+        "entity_ids": entity_ids,
+        "start": window.start if window else None,
+        "end": window.end if window else None,
+        "current_entity_ids": list(current_entity_ids),
+        "as_of": as_of,
+    }
+    return {
+        "q": q,
+        "embedding": params["embedding"],
+        "k_turns": k("dense_turns"),
+        "k_facts": k("dense_facts"),
+        "k_fulltext": k("fulltext") if ft_query else 0,
+        "k_speaker": k("speaker") if qplan.speakers else 0,
+        "k_entity": k("entity") if entity_ids else 0,
+        "min_confidence": float(cfg.link_confidence),
+        "k_window": k("window") if window else 0,
+        "k_events": 0 if depth is not None else k("events"),
+        "w_fact": float(cfg.weights.fact),
+    }
 
 
 def _pools(row: dict[str, Any]) -> LinkedPools:
