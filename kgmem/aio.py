@@ -176,6 +176,10 @@ class AsyncMemory:
             **options,
         )
 
+    async def warm(self) -> dict[str, Any]:
+        """See `Memory.warm`."""
+        return await self._run(self.sync.warm)
+
     async def history(
         self, conversation_id: str | None, entity: str, relation: str, *, owner: str | None = None
     ) -> list[dict[str, Any]]:

@@ -9,20 +9,20 @@
 //                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
 //                  keeps the best: recall@40 against an exact scan 0.999 -> 1.000 in a
 //                  50,000-turn conversation at no measurable cost (kgmem bench scale)
-//     dense_facts  top-$k_facts facts (of fact sources $sources, null = all) the same way,
+//     dense_facts  top-$k_facts facts (of fact sources $q.sources, null = all) the same way,
 //                  each with the turns it cites
-//     speaker      top-$k_speaker turns spoken by each of $named_speakers (the speakers the
+//     speaker      top-$k_speaker turns spoken by each of $q.named_speakers (the speakers the
 //                  question names), vector index filtered by tenant and speaker inside the index
-//     fulltext     BM25 top-$k_fulltext turns and facts; $ft_query is the Lucene query of the
+//     fulltext     BM25 top-$k_fulltext turns and facts; $q.ft_query is the Lucene query of the
 //                  question's words AND the tenant token (+tk:<token>^0, a filter that adds no score), so the tenant's every
 //                  matching node is eligible whatever other tenants hold
-//     entity       turns that MENTION, or are cited by confident facts ABOUT, $entity_ids
-//     window       turns said in, or dated by facts into, [$start, $end)
+//     entity       turns that MENTION, or are cited by confident facts ABOUT, $q.entity_ids
+//     window       turns said in, or dated by facts into, [$q.start, $q.end)
 //   expanded  <= $k_events turns sharing an Event with the best 10 seed facts (best = cosine +
 //             $w_fact * fact cosine)
 //   citing    per candidate turn, its best citing fact (max cosine to the question)
 //   keyed     for current/past-value questions: facts on a supersession key about
-//             $current_entity_ids (with object and modality; none valid only after $as_of)
+//             $q.current_entity_ids (with object and modality; none valid only after $q.as_of)
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
 //   context_version  the Conversation node's write version (null if it has none; for an owner,
@@ -30,55 +30,51 @@
 //             compares it with the version of the planner context it used (one round trip
 //             when nothing changed; see Engine._context)
 // Scope and filters (kgmem.retrieve.scope): every turn any part returns has
-//   owner = $owner, conversation_id IN $conversation_ids, speaker IN $speakers,
-//   session IN $sessions, source_kind IN $kinds and $from <= observed_at <= $to.
+//   owner = $q.owner, conversation_id IN $q.conversation_ids, speaker IN $q.speakers,
+//   session IN $q.sessions, source_kind IN $q.kinds and $q.from <= observed_at <= $q.to.
 // The vector SEARCHes apply all of it inside the index; Neo4j accepts only conjunctions of
 // equality / IN / range there (no OR, no "$x IS NULL OR"), so an unset filter is passed as its
 // widest value (every speaker and session of the scope, every kind, open time bounds), and
-// $to is also the moment of asking ($as_of) when one is given. BM25 is scoped to the owner or
-// conversation inside Lucene ($ft_query's tenant token) and asks Lucene for $ft_limit hits
+// $q.to is also the moment of asking ($q.as_of) when one is given. BM25 is scoped to the owner or
+// conversation inside Lucene ($q.ft_query's tenant token) and asks Lucene for $ft_limit hits
 // (more than $k_fulltext when a filter is set) before the other filters; the graph parts
 // (entity, window, events, keyed facts) filter before their limits.
-// $as_of (a datetime or null) additionally hides facts valid only after it (keyed facts).
+// $q.as_of (a datetime or null) additionally hides facts valid only after it (keyed facts).
+// $q holds every value whose type or size varies between questions (the scope, the filters,
+// strings, lists, values that may be null); the other parameters are integers, floats and the
+// question's embedding. Neo4j keys its plan cache on each parameter's type and, for a string
+// or a list, its size bucket (0, 1, <= 10, <= 100, ...), so as separate parameters these
+// compiled many plans of this statement (0.3-0.6 s each after a server start); a map
+// parameter has one type whatever it holds, so every question shares one plan
+// (kgmem.retrieve.generators.linked_read_parameters).
 // Returned datetimes (observed_at, event_time, event_end, valid_from) are ISO 8601 strings
 // (stored values are UTC): the Python driver hydrates a DateTime in ~0.1 ms, which made
 // hydration the largest single cost of this statement (measured on the LoCoMo dev split).
-// :param owner => ''
-// :param conversation_ids => ['conv-26']
-// :param owner_scope => false
-// :param speakers => ['Caroline', 'Melanie']
-// :param sessions => [1, 2, 3]
-// :param kinds => ['chat', 'document', 'facts']
-// :param from => datetime('0001-01-01T00:00:00Z')
-// :param to => datetime('9999-12-31T23:59:59Z')
+// :param q => {owner: '', conversation_ids: ['conv-26'], owner_scope: false, speakers: ['Caroline',
+//   'Melanie'], sessions: [1, 2, 3], kinds: ['chat', 'document', 'facts'], `from`:
+//   datetime('0001-01-01T00:00:00Z'), `to`: datetime('9999-12-31T23:59:59Z'), sources: null,
+//   ft_query: '+tk:123^0 +text:(support group)', ft_fact_query: '+tk:123^0 +text:(support group)',
+//   named_speakers: [], entity_ids: [], start: null, end: null, current_entity_ids: [], as_of:
+//   null}
 // :param ft_limit => 10
 // :param embedding => [0.1, ...]
-// :param sources => null
 // :param k_turns => 40
 // :param k_facts => 20
-// :param ft_query => '+tk:123^0 +text:(support group)'
-// :param ft_fact_query => '+tk:123^0 +text:(support group)'
 // :param k_fulltext => 10
-// :param named_speakers => []
 // :param k_speaker => 0
-// :param entity_ids => []
 // :param k_entity => 0
 // :param min_confidence => 0.5
-// :param start => null
-// :param end => null
 // :param k_window => 0
 // :param k_events => 0
 // :param w_fact => 1.0
-// :param current_entity_ids => []
-// :param as_of => null
 CYPHER 25
 CALL () {
   WITH 1 AS go WHERE $k_turns > 0
   MATCH (t:Turn)
     SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                 WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids
-                   AND t.speaker IN $speakers AND t.session IN $sessions
-                   AND t.source_kind IN $kinds AND t.observed_at >= $from AND t.observed_at <= $to
+                 WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids
+                   AND t.speaker IN $q.speakers AND t.session IN $q.sessions
+                   AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from AND t.observed_at <= $q.to
                  LIMIT 2 * $k_turns) SCORE AS s
   WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_turns
   RETURN 'dense_turns' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
@@ -86,18 +82,18 @@ CALL () {
   UNION ALL
   CALL () {
     CALL () {
-      WITH 1 AS go WHERE $k_facts > 0 AND $sources IS NULL
+      WITH 1 AS go WHERE $k_facts > 0 AND $q.sources IS NULL
       MATCH (f:Fact)
         SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                     WHERE f.owner = $owner AND f.conversation_id IN $conversation_ids
+                     WHERE f.owner = $q.owner AND f.conversation_id IN $q.conversation_ids
                      LIMIT 2 * $k_facts) SCORE AS s
       RETURN f, s
       UNION ALL
-      UNWIND CASE WHEN $k_facts > 0 THEN coalesce($sources, []) ELSE [] END AS source
+      UNWIND CASE WHEN $k_facts > 0 THEN coalesce($q.sources, []) ELSE [] END AS source
       CALL (source) {
         MATCH (f:Fact)
           SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                       WHERE f.owner = $owner AND f.conversation_id IN $conversation_ids
+                       WHERE f.owner = $q.owner AND f.conversation_id IN $q.conversation_ids
                          AND f.source = source
                        LIMIT 2 * $k_facts) SCORE AS s
         RETURN f, s
@@ -112,14 +108,14 @@ CALL () {
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          f, fact_cosine, null AS bm25, null AS via
   UNION ALL
-  UNWIND CASE WHEN $k_speaker > 0 THEN $named_speakers ELSE [] END AS speaker
+  UNWIND CASE WHEN $k_speaker > 0 THEN $q.named_speakers ELSE [] END AS speaker
   CALL (speaker) {
     MATCH (t:Turn)
       SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids
-                     AND t.speaker = speaker AND t.session IN $sessions
-                     AND t.source_kind IN $kinds AND t.observed_at >= $from
-                     AND t.observed_at <= $to
+                   WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids
+                     AND t.speaker = speaker AND t.session IN $q.sessions
+                     AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+                     AND t.observed_at <= $q.to
                    LIMIT 2 * $k_speaker) SCORE AS s
     WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_speaker
     RETURN t, s
@@ -127,25 +123,25 @@ CALL () {
   RETURN 'speaker' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
          null AS bm25, null AS via
   UNION ALL
-  WITH 1 AS go WHERE $ft_query IS NOT NULL AND $k_fulltext > 0
-  CALL db.index.fulltext.queryNodes('turn_text', $ft_query, {limit: $ft_limit})
+  WITH 1 AS go WHERE $q.ft_query IS NOT NULL AND $k_fulltext > 0
+  CALL db.index.fulltext.queryNodes('turn_text', $q.ft_query, {limit: $ft_limit})
     YIELD node AS t, score
-  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
-    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
-    AND t.observed_at <= $to
+  WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids AND t.speaker IN $q.speakers
+    AND t.session IN $q.sessions AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+    AND t.observed_at <= $q.to
   WITH t, score ORDER BY score DESC, t.id ASC LIMIT $k_fulltext
   RETURN 'fulltext' AS generator, t,
          2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine,
          null AS f, null AS fact_cosine, score AS bm25, null AS via
   UNION ALL
-  WITH 1 AS go WHERE $ft_fact_query IS NOT NULL AND $k_fulltext > 0
-  CALL db.index.fulltext.queryNodes('fact_text', $ft_fact_query, {limit: $ft_limit})
+  WITH 1 AS go WHERE $q.ft_fact_query IS NOT NULL AND $k_fulltext > 0
+  CALL db.index.fulltext.queryNodes('fact_text', $q.ft_fact_query, {limit: $ft_limit})
     YIELD node AS f, score
-  WHERE f.owner = $owner AND f.conversation_id IN $conversation_ids
+  WHERE f.owner = $q.owner AND f.conversation_id IN $q.conversation_ids
   MATCH (f)-[:CITES]->(t:Turn)
-  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
-    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
-    AND t.observed_at <= $to
+  WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids AND t.speaker IN $q.speakers
+    AND t.session IN $q.sessions AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+    AND t.observed_at <= $q.to
   WITH f, score, collect(t) AS cited ORDER BY score DESC, f.id ASC LIMIT $k_fulltext
   UNWIND cited AS t
   RETURN 'fulltext' AS generator, t,
@@ -153,9 +149,9 @@ CALL () {
          f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine,
          score AS bm25, null AS via
   UNION ALL
-  UNWIND CASE WHEN $k_entity > 0 THEN $entity_ids ELSE [] END AS entity_id
+  UNWIND CASE WHEN $k_entity > 0 THEN $q.entity_ids ELSE [] END AS entity_id
   MATCH (e:Entity {id: entity_id})
-  WHERE e.conversation_id IN $conversation_ids
+  WHERE e.conversation_id IN $q.conversation_ids
   CALL (e) {
     MATCH (e)<-[:MENTIONS]-(t:Turn)
     RETURN t
@@ -165,30 +161,30 @@ CALL () {
     RETURN t
   }
   WITH t, collect(DISTINCT e.id) AS via
-  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
-    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
-    AND t.observed_at <= $to
+  WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids AND t.speaker IN $q.speakers
+    AND t.session IN $q.sessions AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+    AND t.observed_at <= $q.to
   WITH t, via, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_entity
   RETURN 'entity' AS generator, t, cosine, null AS f, null AS fact_cosine, null AS bm25, via
   UNION ALL
-  WITH 1 AS go WHERE $start IS NOT NULL AND $k_window > 0
+  WITH 1 AS go WHERE $q.start IS NOT NULL AND $k_window > 0
   CALL () {
     MATCH (t:Turn)
-    WHERE t.conversation_id IN $conversation_ids
-      AND t.observed_at >= $start AND t.observed_at < $end
+    WHERE t.conversation_id IN $q.conversation_ids
+      AND t.observed_at >= $q.start AND t.observed_at < $q.end
     RETURN t
     UNION
     MATCH (f:Fact)-[:CITES]->(t:Turn)
-    WHERE f.conversation_id IN $conversation_ids
-      AND f.event_time IS NOT NULL AND f.event_time < $end
-      AND coalesce(f.event_end, f.event_time) > $start
+    WHERE f.conversation_id IN $q.conversation_ids
+      AND f.event_time IS NOT NULL AND f.event_time < $q.end
+      AND coalesce(f.event_end, f.event_time) > $q.start
     RETURN t
   }
-  WITH t WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
-    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
-    AND t.observed_at <= $to
+  WITH t WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids AND t.speaker IN $q.speakers
+    AND t.session IN $q.sessions AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+    AND t.observed_at <= $q.to
   WITH t, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
   LIMIT $k_window
@@ -196,9 +192,9 @@ CALL () {
          null AS via
 }
 WITH generator, t, cosine, f, fact_cosine, bm25, via
-WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
-  AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
-  AND t.observed_at <= $to
+WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids AND t.speaker IN $q.speakers
+  AND t.session IN $q.sessions AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+  AND t.observed_at <= $q.to
 WITH collect({generator: generator, t: t, cosine: cosine, f: f, fact_cosine: fact_cosine,
               bm25: bm25, via: via}) AS rows
 WITH rows, [r IN rows | r.t] AS pool
@@ -212,9 +208,9 @@ CALL (rows, pool) {
   LIMIT 10
   MATCH (seed)-[:MEMBER_OF]->(ev:Event)<-[:MEMBER_OF]-(f:Fact)-[:CITES]->(t:Turn)
   WHERE f.confidence >= $min_confidence AND NOT t IN pool
-    AND t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
-    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
-    AND t.observed_at <= $to
+    AND t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids AND t.speaker IN $q.speakers
+    AND t.session IN $q.sessions AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+    AND t.observed_at <= $q.to
   WITH t, min(ev.id) AS event_id
   WITH t, event_id, 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, t.index ASC
@@ -227,15 +223,15 @@ CALL () {
   // anchored on the entities (unique-id seek, then their ABOUT {role: 'subject'} edges): the
   // cost grows with what is said about them, not with the conversation. Every writer links a
   // fact to its subject entity this way (write/merge_facts), so f.subject = id implies the edge.
-  UNWIND $current_entity_ids AS entity_id
+  UNWIND $q.current_entity_ids AS entity_id
   MATCH (:Entity {id: entity_id})<-[:ABOUT {role: 'subject'}]-(f:Fact)
-  WHERE f.conversation_id IN $conversation_ids AND f.key IS NOT NULL
-    AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
+  WHERE f.conversation_id IN $q.conversation_ids AND f.key IS NOT NULL
+    AND ($q.as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $q.as_of)
   WITH DISTINCT f
   OPTIONAL MATCH (f)-[:CITES]->(t:Turn)
-  WHERE t.owner = $owner AND t.conversation_id IN $conversation_ids AND t.speaker IN $speakers
-    AND t.session IN $sessions AND t.source_kind IN $kinds AND t.observed_at >= $from
-    AND t.observed_at <= $to
+  WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids AND t.speaker IN $q.speakers
+    AND t.session IN $q.sessions AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+    AND t.observed_at <= $q.to
   WITH f, collect(t) AS cited
   WHERE size(cited) > 0
   ORDER BY f.key, f.serial
@@ -251,7 +247,7 @@ CALL (every) {
   UNWIND every AS t
   WITH DISTINCT t
   MATCH (t)<-[:CITES]-(f:Fact)
-  WHERE $sources IS NULL OR f.source IN $sources
+  WHERE $q.sources IS NULL OR f.source IN $q.sources
   WITH t, f, 2.0 * vector.similarity.cosine(f.embedding, $embedding) - 1.0 AS fact_cosine
   ORDER BY fact_cosine DESC, f.id ASC
   WITH t, collect({fact_id: f.id, fact_cosine: fact_cosine, event_time: toString(f.event_time),
@@ -277,8 +273,8 @@ RETURN
                     observed_at: toString(x.t.observed_at), cosine: x.cosine,
                     event_id: x.event_id}] AS expanded,
   citing, keyed, turns,
-  CASE WHEN $owner_scope
-    THEN reduce(v = '', p IN COLLECT { MATCH (c:Conversation {owner: $owner}) WITH c ORDER BY c.id
+  CASE WHEN $q.owner_scope
+    THEN reduce(v = '', p IN COLLECT { MATCH (c:Conversation {owner: $q.owner}) WITH c ORDER BY c.id
                                        RETURN c.id + '=' + coalesce(c.version, '') } | v + p + ';')
-    ELSE head(COLLECT { MATCH (c:Conversation {id: head($conversation_ids)}) RETURN c.version })
+    ELSE head(COLLECT { MATCH (c:Conversation {id: head($q.conversation_ids)}) RETURN c.version })
   END AS context_version

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from kgmem.config import Settings
 from kgmem.errors import KgmemError
+from kgmem.store import Store
 from kgmem.store.server import LocalNeo4j, ServerStatus
 
 __all__ = ["NOT_RUNNING", "neo4j"]
@@ -56,9 +57,17 @@ def _errors_to_click(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def _print_status(status: ServerStatus, password_note: str | None, as_json: bool) -> None:
+def _print_status(
+    status: ServerStatus,
+    password_note: str | None,
+    as_json: bool,
+    warmed: dict[str, float] | None = None,
+) -> None:
     if as_json:
-        click.echo(json.dumps(status.to_dict(), indent=2))
+        fields = status.to_dict()
+        if warmed is not None:
+            fields["warmed_ms"] = warmed
+        click.echo(json.dumps(fields, indent=2))
         return
     table = Table(show_header=False, box=None)
     table.add_row("running", "[green]yes[/]" if status.running else "[red]no[/]")
@@ -69,6 +78,9 @@ def _print_status(status: ServerStatus, password_note: str | None, as_json: bool
     table.add_row("store", f"{status.store_bytes / 2**20:.1f} MiB")
     if password_note:
         table.add_row("password", password_note)
+    if warmed is not None:
+        shown = f"{len(warmed)} statements in {sum(warmed.values()):.0f} ms" if warmed else "none"
+        table.add_row("plans warmed", shown)
     Console().print(table)
 
 
@@ -97,17 +109,31 @@ def neo4j() -> None:
 @neo4j.command()
 @data_dir_option
 @json_option
+@click.option(
+    "--warm/--no-warm",
+    default=True,
+    show_default=True,
+    help="Compile the read path's query plans once the server answers (kgmem.retrieve.warm).",
+)
 @click.pass_context
 @_errors_to_click
-def start(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
+def start(ctx: click.Context, data_dir: Path | None, as_json: bool, warm: bool) -> None:
     """Start the server (resolving its jars on first use) and wait until Bolt answers.
 
-    Harmless when it is already running.
+    Harmless when it is already running. With ``--warm`` (the default) the read path's plans
+    are then compiled, so the first question does not pay for it (a few round trips; skipped
+    before the schema exists; a failure is only logged).
     """
     settings = _settings(ctx, data_dir)
     server = LocalNeo4j.from_settings(settings)
     status = server.start()
-    _print_status(status, _password_note(server, settings), as_json)
+    warmed = None
+    if warm:
+        from kgmem.retrieve.warm import warm_read_path  # the read path's imports, only here
+
+        with Store.from_settings(settings) as store:
+            warmed = warm_read_path(store)
+    _print_status(status, _password_note(server, settings), as_json, warmed)
 
 
 @neo4j.command()

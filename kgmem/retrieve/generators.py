@@ -17,7 +17,7 @@ from typing import Any
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.question import question_words
-from kgmem.retrieve.scope import Bounds, SearchFilters
+from kgmem.retrieve.scope import EARLIEST, LATEST, Bounds, SearchFilters
 from kgmem.retrieve.score import Candidate
 from kgmem.store import Store
 from kgmem.store.tenant import owner_token, scope_query, tenant_token
@@ -25,12 +25,15 @@ from kgmem.turns import conversation_of
 
 __all__ = [
     "FT_FILTERED_FACTOR",
+    "LINKED_READ_SCALARS",
     "LinkedPools",
     "ReadScope",
     "candidate",
     "citing_facts",
     "dense_turns",
+    "empty_scope",
     "linked_read",
+    "linked_read_parameters",
     "question_words",
     "stateful_hop",
 ]
@@ -204,13 +207,80 @@ def linked_read(
     scope: ReadScope | None = None,
 ) -> LinkedPools:
     """Seeds, bounded expansion, citing facts and current-value input in ONE round trip
-    (``read/linked_read``), every index scoped to the conversation inside the index.
+    (``read/linked_read`` with `linked_read_parameters`), every index scoped to the conversation
+    inside the index.
+
+    Args:
+        store: where to read.
+        scope: the conversations searched and the filters, applied inside the vector index
+            (default: ``params["conversation_id"]`` unfiltered, read with one more round trip).
+        params, qplan, cfg, speakers, current_entity_ids, as_of, depth: as for
+            `linked_read_parameters`.
+
+    Returns:
+        a `LinkedPools`.
+    """
+    if scope is None:
+        scope = conversation_scope(store, params["conversation_id"], as_of)
+    bound = linked_read_parameters(
+        params,
+        qplan,
+        cfg,
+        scope=scope,
+        speakers=speakers,
+        current_entity_ids=current_entity_ids,
+        as_of=as_of,
+        depth=depth,
+    )
+    return _pools(store.read("read/linked_read", **bound)[0])
+
+
+#: the parameters of ``read/linked_read`` passed on their own: integers, floats and the
+#: embedding, whose plan-cache key never varies; every other value travels inside ``q``
+LINKED_READ_SCALARS = frozenset(
+    {
+        "embedding",
+        "k_turns",
+        "k_facts",
+        "k_fulltext",
+        "ft_limit",
+        "k_speaker",
+        "k_entity",
+        "k_window",
+        "k_events",
+        "min_confidence",
+        "w_fact",
+    }
+)
+
+
+def linked_read_parameters(
+    params: Params,
+    qplan: QueryPlan,
+    cfg: EngineConfig,
+    *,
+    scope: ReadScope,
+    speakers: Sequence[str] = (),
+    current_entity_ids: Sequence[str] = (),
+    as_of: datetime | None = None,
+    depth: int | None = None,
+) -> dict[str, Any]:
+    """The parameters of ``read/linked_read`` for one question (pure: no round trip).
+
+    Every value whose type or size varies between questions (the scope and filters, the BM25
+    query, the id lists, the window and ``as_of``, which may be None) travels inside ONE map,
+    ``q``; the others (`LINKED_READ_SCALARS`) are integers, floats and the embedding. Neo4j
+    keys its plan cache on each parameter's type and, for a string or a list, on its size
+    bucket (0, 1, <= 10, <= 100, ...), and a map has one type whatever it holds: so every
+    question of one embedding size shares one compiled plan (as separate parameters, the
+    LoCoMo dev questions compiled about a dozen plans after each server start, 0.3-0.6 s each).
 
     Args:
         params: ``conversation_id`` and ``embedding`` (the question's, ``(dim,)`` as a list).
         qplan: the plan: its ``budgets`` are the pool sizes, its entities and time window
             feed the entity and window generators.
         cfg: which generators are switched on (a generator off has budget 0) and the weights.
+        scope: the conversations searched and the filters (`ReadScope`).
         speakers: the conversation's speakers; they are never entity seeds (they link
             everything).
         current_entity_ids: entities whose keyed facts current-value resolution needs (empty
@@ -218,11 +288,9 @@ def linked_read(
         as_of: turns observed after this moment (timezone-aware) are invisible; None = all.
         depth: if given, every enabled seed generator returns this many (whole lists, for the
             reciprocal-rank-fusion row of the benchmark).
-        scope: the conversations searched and the filters, applied inside the vector index
-            (default: ``params["conversation_id"]`` unfiltered, read with one more round trip).
 
     Returns:
-        a `LinkedPools`.
+        ``{"q": {...}, "embedding": [...], "k_turns": int, ...}``.
     """
 
     def k(name: str) -> int:
@@ -241,39 +309,49 @@ def linked_read(
         if k("fulltext")
         else []
     )
-    if scope is None:
-        scope = conversation_scope(store, params["conversation_id"], as_of)
     ft_query = scope.lucene(words)
     k_fulltext = k("fulltext") if ft_query else 0
     ft_limit = (
         min(FT_FILTERED_MAX, FT_FILTERED_FACTOR * k_fulltext) if scope.filtered else k_fulltext
     )
     allowed = set(scope.bounds.speakers)
-    row = store.read(
-        "read/linked_read",
-        k_turns=k("dense_turns"),
-        k_facts=k("dense_facts"),
-        sources=cfg.sources,
-        ft_query=ft_query,
-        ft_fact_query=ft_query,
-        k_fulltext=k_fulltext,
-        ft_limit=max(ft_limit, 1),
-        named_speakers=[s for s in qplan.speakers if s in allowed],
-        k_speaker=k("speaker") if qplan.speakers else 0,
-        entity_ids=entity_ids,
-        k_entity=k("entity") if entity_ids else 0,
-        min_confidence=cfg.link_confidence,
-        start=window.start if window else None,
-        end=window.end if window else None,
-        k_window=k("window") if window else 0,
-        k_events=0 if depth is not None else k("events"),
-        w_fact=cfg.weights.fact,
-        current_entity_ids=list(current_entity_ids),
-        as_of=as_of,
-        embedding=params["embedding"],
+    flat: dict[str, Any] = {
+        "k_turns": k("dense_turns"),
+        "k_facts": k("dense_facts"),
+        "sources": cfg.sources,
+        "ft_query": ft_query,
+        "ft_fact_query": ft_query,
+        "k_fulltext": k_fulltext,
+        "ft_limit": max(ft_limit, 1),
+        "named_speakers": [s for s in qplan.speakers if s in allowed],
+        "k_speaker": k("speaker") if qplan.speakers else 0,
+        "entity_ids": entity_ids,
+        "k_entity": k("entity") if entity_ids else 0,
+        "min_confidence": float(cfg.link_confidence),
+        "start": window.start if window else None,
+        "end": window.end if window else None,
+        "k_window": k("window") if window else 0,
+        "k_events": 0 if depth is not None else k("events"),
+        "w_fact": float(cfg.weights.fact),
+        "current_entity_ids": list(current_entity_ids),
+        "as_of": as_of,
+        "embedding": params["embedding"],
         **scope.params(),
-    )[0]
-    return _pools(row)
+    }
+    out: dict[str, Any] = {n: v for n, v in flat.items() if n in LINKED_READ_SCALARS}
+    out["q"] = {n: v for n, v in flat.items() if n not in LINKED_READ_SCALARS}
+    return out
+
+
+def empty_scope(conversation_id: str) -> ReadScope:
+    """A scope of one conversation that admits no turn (no speaker, session or kind): what the
+    plan warm-up (`kgmem.retrieve.warm`) reads with, in the shape of a real question's."""
+    return ReadScope(
+        owner="",
+        conversation_ids=(conversation_id,),
+        by_owner=False,
+        bounds=Bounds(speakers=(), sessions=(), kinds=(), start=EARLIEST, end=LATEST),
+    )
 
 
 def _pools(row: dict[str, Any]) -> LinkedPools:

@@ -1,0 +1,94 @@
+"""Plan warm-up: the read path's statements compiled on the server before a question needs them.
+
+Neo4j compiles a statement on its first run after a server start (and again for every new
+combination of parameter types and string/list size buckets; `read/linked_read` has one by
+construction, `kgmem.retrieve.generators.linked_read_parameters`). The big read statement
+took 0.3-0.6 s to compile on a quiet 2-core machine: without a warm-up, the first question
+after every restart pays it. `warm_read_path` runs each statement of the read path once with
+the parameter shapes a question sends, for a conversation id that holds nothing and with every
+budget 0, so nothing is read but the plan is compiled and cached (running it, unlike
+``EXPLAIN``, also builds the executable plan: measured, the first real run after an
+``EXPLAIN`` alone still took most of the cold time).
+
+It is cheap (a handful of round trips; about 1-2 ms each when the plans are cached already),
+bounded (one run per statement and shape) and never raises: a failure (no schema yet, the
+server gone) is logged and ends the warm-up. `kgmem neo4j start` runs it after the server
+answers; `kgmem.api.Memory` runs it on its first search (`Memory.warm`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from kgmem.errors import KgmemError
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.generators import empty_scope, linked_read_parameters
+from kgmem.retrieve.plan import plan
+from kgmem.store import Store
+
+__all__ = ["WARM_CONVERSATIONS", "vector_dimension", "warm_read_path", "warm_statements"]
+
+log = logging.getLogger(__name__)
+
+#: conversation ids that hold nothing, one per string size bucket of the usual ids (up to 10
+#: and up to 100 characters): the small statements take the id as a parameter of its own, so
+#: their plans are keyed on its length bucket too
+WARM_CONVERSATIONS = ("kgmem-warm", "kgmem-warm-up-conversation")
+
+
+def warm_statements(dimension: int) -> list[tuple[str, dict[str, Any]]]:
+    """(statement, parameters) pairs in the shapes a question sends."""
+    cfg = EngineConfig()
+    out: list[tuple[str, dict[str, Any]]] = []
+    embedding = [0.0] * dimension
+    linked = linked_read_parameters(
+        {"conversation_id": WARM_CONVERSATIONS[0], "embedding": embedding},
+        plan(""),
+        cfg,
+        scope=empty_scope(WARM_CONVERSATIONS[0]),
+    )
+    linked.update({name: 0 for name in linked if name.startswith("k_")})  # read nothing
+    out.append(("read/linked_read", linked))
+    out.append(("read/search_index_states", {"names": ["turn_embedding", "turn_text"]}))
+    for cid in WARM_CONVERSATIONS:
+        out += [
+            ("read/conversation_context", {"conversation_id": cid, "known_version": None}),
+            ("read/person_support", {"conversation_ids": [cid], "as_of": None}),
+        ]
+    return out
+
+
+def vector_dimension(store: Store) -> int | None:
+    """The dimension of the turn vector index (None without one, i.e. before the schema)."""
+    rows = store.read("read/list_vector_indexes")
+    dims = [r["dimensions"] for r in rows if r["name"] == "turn_embedding"]
+    return int(dims[0]) if dims and dims[0] is not None else None
+
+
+def warm_read_path(store: Store, dimension: int | None = None) -> dict[str, float]:
+    """Run every read-path statement once (nothing read) so that the server compiles its plan.
+
+    Args:
+        store: the store whose server to warm.
+        dimension: the embedding dimension (the vector parameter's size is part of the plan's
+            key); None reads it from the turn vector index and warms nothing without one.
+
+    Returns:
+        statement name -> wall time in ms of its warm-up runs; empty when nothing could be
+        warmed. Never raises on a server error: it is logged at INFO and ends the warm-up.
+    """
+    done: dict[str, float] = {}
+    try:
+        dim = dimension if dimension is not None else vector_dimension(store)
+        if dim is None:
+            log.info("plan warm-up skipped: no turn vector index yet (schema not applied)")
+            return done
+        for name, params in warm_statements(dim):
+            t0 = time.perf_counter()
+            store.read(name, **params)
+            done[name] = round(done.get(name, 0.0) + (time.perf_counter() - t0) * 1000, 1)
+    except KgmemError as exc:
+        log.info("plan warm-up stopped after %d statements: %s", len(done), exc)
+    return done
