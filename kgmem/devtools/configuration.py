@@ -41,6 +41,12 @@ OTHER_VARIABLES: tuple[tuple[str, str, str], ...] = (
         "The LoCoMo dev split the tests, CI and the notebooks read (beside the checkout).",
     ),
     (
+        "KGMEM_CASES_DIR",
+        "`../shared/data/cases`",
+        "The folder of behaviour cases (`*.json`) whose sentences the attribute vocabulary test "
+        "checks the vocabulary against.",
+    ),
+    (
         "KGMEM_MAB_FILE",
         "`../shared/data/mab/factconsolidation_6k.json`",
         "The MemoryAgentBench FactConsolidation file the tests read.",
