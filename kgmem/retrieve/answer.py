@@ -23,6 +23,7 @@ from typing import Any
 from kgmem.retrieve.answerable import JOB
 from kgmem.retrieve.question import Question
 from kgmem.store import Store
+from kgmem.turns import conversation_of
 
 __all__ = ["answer_of", "asked_decision"]
 
@@ -57,9 +58,10 @@ def answer_of(
     decision = asked_decision(question, decisions)
     if decision is None:
         return None
-    rows = store.read(
-        "read/fact_answers", conversation_id=conversation_id, fact_ids=[decision["winner"]]
-    )
+    winner = str(decision["winner"])
+    # an owner search has no one conversation: a fact id starts with its conversation's id
+    cid = conversation_id or conversation_of(winner)
+    rows = store.read("read/fact_answers", conversation_id=cid, fact_ids=[winner])
     if not rows:
         return None
     row = rows[0]

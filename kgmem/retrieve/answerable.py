@@ -334,7 +334,7 @@ def attribute_verdict(
     if asked is None or not persons:
         return None
     ids = {entity_id for entity_id, _ in persons}
-    holder = ", ".join(surface for _, surface in persons)
+    holder = ", ".join(dict.fromkeys(surface for _, surface in persons))  # one per thread
     accept = {asked.attribute, *asked.also}
     if accept & JOB:
         accept |= JOB
@@ -355,7 +355,7 @@ def attribute_verdict(
     if entry is None:
         return None
     label = asked.attribute.replace("_", " ")
-    names = tuple(surface for _, surface in persons)
+    names = tuple(dict.fromkeys(surface for _, surface in persons))
     candidates = [words for words, _ in own]
     if asked.thing:
         thing_stems = set(stems(asked.thing.split("-")))

@@ -180,7 +180,9 @@ class LinkedRetriever(Retriever):
             qplan,
             cfg,
             speakers=context.speakers,
-            current_entity_ids=_current_ids(qplan, request.conversation_id),
+            current_entity_ids=_current_ids(
+                qplan, context.conversation_ids or (request.conversation_id,)
+            ),
             as_of=request.as_of,
             scope=read_scope(request, context),
         )
@@ -336,7 +338,9 @@ class LinkedRetriever(Retriever):
             the rules' features, for calibration; `kgmem.retrieve.answerable.unanswerable`).
         """
         persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
-        persons += asker_persons(conversation_id, qplan.reading, persons)
+        named = list(persons)
+        for cid in context.conversation_ids or (conversation_id,):  # an owner: every thread's
+            persons += asker_persons(cid, qplan.reading, named)
         support = context.support.get(as_of)
         if support is None and persons:
             rows = self.store.read(
@@ -417,14 +421,15 @@ def _asker(request: Request, context: ConversationContext) -> str | None:
     return request.asked_by
 
 
-def _current_ids(qplan: QueryPlan, conversation_id: str) -> list[str]:
+def _current_ids(qplan: QueryPlan, conversation_ids: Sequence[str]) -> list[str]:
     """The entities whose keyed facts current-value resolution needs (none without a state):
-    the resolved entities and the speakers the question names ("my flight": the asker)."""
+    the resolved entities and the speakers the question names ("my flight": the asker), in
+    each conversation searched (one, or every thread of an owner)."""
     ask = qplan.reading.ask
     if qplan.state is None and (ask is None or not ask.explicit):
         return []  # an explicitly asked attribute ("what's my phone number") has a value now
     named = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
-    extra = [i for i, _ in asker_persons(conversation_id, qplan.reading, named)]
+    extra = [i for cid in conversation_ids for i, _ in asker_persons(cid, qplan.reading, named)]
     return list(dict.fromkeys([*(e.id for e in qplan.entities), *extra]))
 
 
