@@ -1,4 +1,4 @@
-"""Issue 11's cases (tests/data/truth-and-safety.json, a copy of
+"""The truth-and-safety cases (tests/data/truth-and-safety.json, a copy of
 ../shared/data/cases/truth-and-safety.json) run exactly as the file's ``about`` says, against the
 real Neo4j: every query (``first``, ``not_above``, ``abstain``, ``as_of``), ``current`` and
 ``facts`` expectation of cases 01-07 and 10 is a check here. Procedure cases 08/09 belong to

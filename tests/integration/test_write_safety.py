@@ -1,4 +1,4 @@
-"""Issue 12 against the real Neo4j: concurrent writers lose nothing, a `Memory` is safe across
+"""Write safety against the real Neo4j: concurrent writers lose nothing, a `Memory` is safe across
 threads, and forgetting single turns leaves no trace (cases ``truth-08`` and ``truth-09`` of
 ``../shared/data/cases/truth-and-safety.json``).
 

@@ -124,7 +124,7 @@ def test_read_path_rebuilds_and_looks_up_without_creating() -> None:
     assert rebuilt.entities() == r.entities()
 
 
-# Issue 11 entity precision: one test per failure kind found in the conv-26 audit.
+# Entity precision: one test per failure kind found in a hand audit of conv-26.
 
 
 @pytest.mark.parametrize(

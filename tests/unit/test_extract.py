@@ -180,7 +180,7 @@ def test_ids_are_deterministic_and_serials_run_in_order(extractor: SpacyExtracto
     assert len({e.id for e in first.entities}) == len(first.entities)
 
 
-# Issue 11 entity precision: one test per failure kind found in the conv-26 audit.
+# Entity precision: one test per failure kind found in a hand audit of conv-26.
 
 
 def _names(result: Extraction) -> dict[str, str]:

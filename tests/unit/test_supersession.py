@@ -192,7 +192,7 @@ def test_losing_a_job_supersedes_the_employer() -> None:
     assert supersession_key(fact("f", "lose", "the game", "Gina lost the game", 3)) is None
 
 
-# Issue 11 supersession precision: a restatement is not a change (dev audit kinds).
+# Supersession precision: a restatement is not a change (kinds from a dev-split audit).
 
 
 def _xf(fid: str, serial: int, relation: str, obj: str, text: str) -> FactRecord:

@@ -1,4 +1,4 @@
-"""Issue 11 pure logic: modality, supersession families and cues, current/past resolution,
+"""Current truth, pure logic: modality, supersession families and cues, current/past resolution,
 the planner's state and question-time rules, answerability (real spaCy, no server)."""
 
 from __future__ import annotations
