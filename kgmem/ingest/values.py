@@ -17,7 +17,7 @@ entity and a value typed by a pattern compare equal.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 __all__ = [
     "PATTERNS",
@@ -43,22 +43,7 @@ ValueType = Literal[
     "url",
     "other",
 ]
-VALUE_TYPES: tuple[ValueType, ...] = (
-    "person",
-    "place",
-    "organization",
-    "work",
-    "product",
-    "name",
-    "date",
-    "time",
-    "money",
-    "number",
-    "email",
-    "phone",
-    "url",
-    "other",
-)
+VALUE_TYPES: tuple[ValueType, ...] = get_args(ValueType)
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
