@@ -26,8 +26,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kgmem.errors import DateParseError, InputError, MalformedInput
-from kgmem.ingest.dates import parse_session_datetime
+from kgmem.errors import InputError, MalformedInput
+from kgmem.ingest.dates import session_start
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
 from kgmem.roles import Role, check_roles, role_of
 from kgmem.turns import check_conversation_id, make_turn
@@ -108,17 +108,9 @@ def _session(raw: Any, position: int, cid: str, file: str) -> SessionRecord:
             file=file,
             conversation_id=cid,
         )
-    stamp = raw.get("started_at")
-    if not isinstance(stamp, str):
-        raise DateParseError(
-            f"session {number} has no 'started_at'", file=file, conversation_id=cid
-        )
-    try:
-        started = parse_session_datetime(stamp)
-    except DateParseError as exc:
-        raise DateParseError(
-            f"session {number}: {exc.reason}", file=file, conversation_id=cid
-        ) from exc
+    started = session_start(
+        raw.get("started_at"), number, missing="'started_at'", file=file, conversation_id=cid
+    )
     return SessionRecord(conversation_id=cid, session=number, started_at=started)
 
 

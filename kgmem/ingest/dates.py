@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from kgmem.errors import DateParseError
 from kgmem.models import TimeInterval
 from kgmem.time import UTC, interpret, parse_session_datetime
 
-__all__ = ["UTC", "parse_session_datetime", "resolve_time"]
+__all__ = ["UTC", "parse_session_datetime", "resolve_time", "session_start"]
 
 
 def resolve_time(text: str, reference: datetime) -> list[TimeInterval]:
@@ -30,3 +31,24 @@ def resolve_time(text: str, reference: datetime) -> list[TimeInterval]:
         DateParseError: ``reference`` is naive (no time zone).
     """
     return interpret(text, reference)
+
+
+def session_start(
+    stamp: object, number: int, *, missing: str, file: str, conversation_id: str
+) -> datetime:
+    """A loader's session datetime from its raw value, with the session in every error.
+
+    Raises:
+        DateParseError: ``stamp`` is not a string ("session N has no <missing>") or does not
+            parse ("session N: <reason>").
+    """
+    if not isinstance(stamp, str):
+        raise DateParseError(
+            f"session {number} has no {missing}", file=file, conversation_id=conversation_id
+        )
+    try:
+        return parse_session_datetime(stamp)
+    except DateParseError as exc:
+        raise DateParseError(
+            f"session {number}: {exc.reason}", file=file, conversation_id=conversation_id
+        ) from exc

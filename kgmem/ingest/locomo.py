@@ -22,8 +22,8 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kgmem.errors import DateParseError, InputError, MalformedInput
-from kgmem.ingest.dates import parse_session_datetime
+from kgmem.errors import InputError, MalformedInput
+from kgmem.ingest.dates import session_start
 from kgmem.models import (
     ConversationRecord,
     FactRecord,
@@ -166,17 +166,13 @@ def parse_locomo_sample(sample: dict[str, Any], *, file: str = "<memory>") -> Co
     turns: list[TurnRecord] = []
     speakers: list[str] = []
     for number in numbers:
-        stamp = conv.get(f"session_{number}_date_time")
-        if not isinstance(stamp, str):
-            raise DateParseError(
-                f"session {number} has no date_time", file=file, conversation_id=cid
-            )
-        try:
-            started = parse_session_datetime(stamp)
-        except DateParseError as exc:
-            raise DateParseError(
-                f"session {number}: {exc.reason}", file=file, conversation_id=cid
-            ) from exc
+        started = session_start(
+            conv.get(f"session_{number}_date_time"),
+            number,
+            missing="date_time",
+            file=file,
+            conversation_id=cid,
+        )
         sessions.append(SessionRecord(conversation_id=cid, session=number, started_at=started))
         items = _require(conv, f"session_{number}", list, file=file, cid=cid)
         for item in items:
