@@ -1,0 +1,49 @@
+"""What every step of the write path shares: the store, the embedder, the extractor, the writer
+and the request policy, and the facts extracted from turns (`kgmem.ingest.pipeline.Ingestor`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgmem.embed import Embedder
+from kgmem.ingest.attributes import assign_attributes
+from kgmem.ingest.extract import Extraction, FactExtractor
+from kgmem.ingest.nlp import DEFAULT_PIPELINE
+from kgmem.ingest.own_facts import own_facts
+from kgmem.ingest.requests import RequestPolicy
+from kgmem.ingest.writer import GraphWriter
+from kgmem.models import TurnRecord
+from kgmem.store import Store
+
+__all__ = ["IngestorBase"]
+
+
+class IngestorBase:
+    """The state of an `kgmem.ingest.pipeline.Ingestor` (its arguments are documented there)."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        *,
+        extractor: FactExtractor | None = None,
+        batch_size: int = 500,
+        requests: RequestPolicy | None = None,
+        spacy_model: str = DEFAULT_PIPELINE,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.extractor = extractor
+        self.batch_size = max(1, batch_size)
+        self.writer = GraphWriter(store)
+        self.policy = requests if requests is not None else RequestPolicy()
+        self.spacy_model = spacy_model
+
+    def _extract(
+        self, cid: str, turns: Sequence[TurnRecord], speakers: Sequence[str]
+    ) -> Extraction:
+        """The extractor's output over ``turns``, keeping only facts the turns may state."""
+        assert self.extractor is not None
+        kept = own_facts(self.extractor.extract(cid, turns, speakers), turns)
+        facts = assign_attributes(kept.facts, self.embedder.encode)  # attribute values
+        return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
