@@ -23,12 +23,12 @@ from kgmem.errors import MalformedInput, ModelUnavailable
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["Embedder"]
+__all__ = ["Embedder", "model_location"]
 
 log = logging.getLogger(__name__)
 
 
-def _model_location(name: str) -> str:
+def model_location(name: str) -> str:
     """A local path for the default model when the offline package is installed, else ``name``."""
     if name == DEFAULT_EMBEDDER:
         try:
@@ -62,7 +62,7 @@ class Embedder:
     def model(self) -> SentenceTransformer:
         """The loaded model. Raises `ModelUnavailable` with an install hint if it cannot load."""
         if self._model is None:
-            location = _model_location(self.name)
+            location = model_location(self.name)
             try:
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as hf_logging
