@@ -201,11 +201,11 @@ def run_latency(
         "k": k,
         "warmup": warmup,
         "load_average": {"start": [round(x, 2) for x in os.getloadavg()]},
-        "embedding_backend": getattr(memory.embedder, "backend_name", "torch"),
     }
     if not any(c["conversation_id"] == conversation for c in memory.conversations()):
         memory.add_conversation(record)
     memory.warm()
+    report["embedding_backend"] = memory.embedder.query_backend
     peer: PeerWorker | None = None
     if peer_python is not None:
         peer = PeerWorker(peer_python)
