@@ -78,11 +78,13 @@ class Settings(BaseSettings):
     embedder: str = DEFAULT_EMBEDDER
     """Any sentence-transformers model (hub id or local path); the vector indexes take its
     dimension."""
-    embedding_backend: Literal["torch", "onnx", "auto"] = "torch"
+    embedding_backend: Literal["torch", "onnx", "auto"] = "auto"
     """What embeds a query (one text): ``torch`` (sentence-transformers), ``onnx`` (the same
     model exported once to ONNX Runtime, `kgmem.embed_onnx`; vectors equal to cosine >=
     0.9999; fails with `OnnxExportFailed` if it cannot be built) or ``auto`` (onnx, else
-    torch with a warning). Stored turns are always embedded by torch."""
+    torch with a warning). Stored turns are always embedded by torch. ``auto`` is the default
+    because the export needs only PyPI packages and the LoCoMo dev rows did not move
+    (docs/latency.md)."""
     embedding_cache_dir: Path | None = None
     """Where the ONNX export is kept (one file per model weights); if unset, the user cache
     directory's ``kgmem/onnx``."""
