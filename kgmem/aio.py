@@ -67,6 +67,8 @@ class AsyncMemory:
             settings.embedder,
             batch_size=settings.embed_batch_size,
             max_chars=settings.embed_max_chars,
+            backend=settings.embedding_backend,
+            cache_dir=settings.embedding_cache_dir,
         )
         return cls(AsyncStore.from_settings(settings), embedder, settings)
 

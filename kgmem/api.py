@@ -85,6 +85,8 @@ class Memory:
             settings.embedder,
             batch_size=settings.embed_batch_size,
             max_chars=settings.embed_max_chars,
+            backend=settings.embedding_backend,
+            cache_dir=settings.embedding_cache_dir,
         )
         return cls(Store.from_settings(settings), embedder, settings)
 
@@ -744,7 +746,7 @@ class Memory:
             self._indexes_online = True
         plans_ms = warm_read_path(self.store)
         t0 = time.perf_counter()
-        _ = self.embedder.model
+        _ = self.embedder.query_backend  # loads the model (and builds the ONNX encoder)
         return {"plans_ms": plans_ms, "model_ms": round((time.perf_counter() - t0) * 1000, 1)}
 
     def chain(self, question: str, conversation_id: str) -> ChainResult:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import Field, SecretStr, ValidationError, model_validator
@@ -78,6 +78,16 @@ class Settings(BaseSettings):
     embedder: str = DEFAULT_EMBEDDER
     """Any sentence-transformers model (hub id or local path); the vector indexes take its
     dimension."""
+    embedding_backend: Literal["torch", "onnx", "auto"] = "auto"
+    """What embeds a query (one text): ``torch`` (sentence-transformers), ``onnx`` (the same
+    model exported once to ONNX Runtime, `kgmem.embed_onnx`; vectors equal to cosine >=
+    0.9999; fails with `OnnxExportFailed` if it cannot be built) or ``auto`` (onnx, else
+    torch with a warning). Stored turns are always embedded by torch. ``auto`` is the default
+    because the export needs only PyPI packages and the LoCoMo dev rows did not move
+    (docs/latency.md)."""
+    embedding_cache_dir: Path | None = None
+    """Where the ONNX export is kept (one file per model weights); if unset, the user cache
+    directory's ``kgmem/onnx``."""
     embed_batch_size: int = 64
     """Texts per embedding batch."""
     embed_max_chars: int = 4000

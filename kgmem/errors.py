@@ -41,6 +41,7 @@ __all__ = [
     "ModelUnavailable",
     "Neo4jUnavailable",
     "NotSupported",
+    "OnnxExportFailed",
     "OwnerNotFound",
     "QueryNotFound",
     "ReaderError",
@@ -222,6 +223,13 @@ class ServerError(StoreError):
 
 class ModelUnavailable(KgmemError):
     """The embedding model or the spaCy pipeline cannot be loaded; says what to install."""
+
+
+class OnnxExportFailed(ModelUnavailable):
+    """The ONNX query-embedding backend cannot be built: ``onnx``/``onnxruntime`` missing, a
+    model that is not Transformer + mean pooling, or the export or its session failed (the
+    cause is in the message). With ``KGMEM_EMBEDDING_BACKEND=auto`` it only logs a warning and
+    the torch path is used."""
 
 
 class ConversationNotFound(KgmemError):

@@ -363,3 +363,72 @@ def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: b
         )
     if report["totals"]["failed"]:
         ctx.exit(1)
+
+
+@bench.command("latency")
+@click.argument("file", type=_FILE)
+@click.option(
+    "--conversation", default="conv-41", show_default=True, help="The sample id to measure."
+)
+@click.option(
+    "--peer-python",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Python of an environment with neo4j-agent-memory installed (omit: kgmem alone).",
+)
+@click.option(
+    "--peer-extraction",
+    type=click.Choice(["spacy", "none"]),
+    default="spacy",
+    show_default=True,
+    help="The peer's entity extractor at ingest (never an LLM).",
+)
+@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits.")
+@click.option(
+    "--warmup",
+    default=20,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Untimed questions run by both first.",
+)
+@click.option(
+    "--limit", type=click.IntRange(min=1), help="Time only the first N questions (default all)."
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
+@click.pass_context
+def bench_latency(
+    ctx: click.Context,
+    file: Path,
+    conversation: str,
+    peer_python: Path | None,
+    peer_extraction: str,
+    k: int,
+    warmup: int,
+    limit: int | None,
+    quiet: bool,
+) -> None:
+    """Side-by-side end-to-end search latency of kgmem and the peer neo4j-agent-memory on the
+    same server and the same questions of FILE, interleaved one by one; prints JSON
+    (kgmem.bench.latency). Use an empty private server: both systems write there."""
+    from kgmem.bench.latency import run_latency
+    from kgmem.errors import KgmemError
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not quiet and (done % 50 == 0 or done == total):
+            click.echo(f"{stage}: {done}/{total}", err=True)
+
+    with memory_from(ctx) as memory:
+        try:
+            report = run_latency(
+                memory,
+                file,
+                conversation=conversation,
+                peer_python=peer_python,
+                peer_extraction=peer_extraction,
+                k=k,
+                warmup=warmup,
+                limit=limit,
+                progress=progress,
+            )
+        except KgmemError as exc:
+            raise click.ClickException(str(exc)) from exc
+    click.echo(dump_json(report))

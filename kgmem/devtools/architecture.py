@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
             "kgmem.turns",
             "kgmem.lexicon",
             "kgmem.embed",
+            "kgmem.embed_onnx",
             "kgmem.time",
             "kgmem.roles",
         ),

@@ -232,7 +232,8 @@ class Retriever(ABC):
             as_of = as_of.replace(tzinfo=UTC)
         self._warm()
         if embedding is None:
-            _ = self.embedder.model  # load once, outside the timed query embedding
+            # load once (and build the ONNX encoder, if configured) outside the timed embedding
+            _ = self.embedder.query_backend
             text = self.query_text(query, scope)  # context read, if any, first
         t0 = time.perf_counter()
         vector = embedding if embedding is not None else self.embed(text)
