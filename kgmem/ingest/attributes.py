@@ -177,6 +177,7 @@ class AttributeValue:
 
 
 _WORDS = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+_PLAIN = re.compile(r"[a-z0-9]+")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -249,11 +250,11 @@ def _candidates(fact: FactRecord) -> list[tuple[str, str | None]]:
         heads.add(_head(literal))
         if pp := _PP.search(literal):
             heads.add(_head(pp["rest"]))
-    inside = "" if ":e:" in fact.object else f" {' '.join(_WORDS.findall(fact.object.lower()))} "
+    inside = "" if ":e:" in fact.object else f" {' '.join(_PLAIN.findall(fact.object.lower()))} "
     for entity_id, role in fact.about:
         if role == "object" and entity_id != fact.object:
             surface = _entity_surface(entity_id, fact.text)
-            words = _WORDS.findall(surface.lower())
+            words = _PLAIN.findall(surface.lower())
             if f" {' '.join(words)} " in inside and not heads & set(words):
                 continue  # a modifier inside the object phrase
             out.append((surface, entity_id))
