@@ -421,14 +421,16 @@ def read_fact(
     rel = _normalise(fact.relation)
     rel = rel[4:] if rel.startswith("not_") else rel
     copular = rel in _COPULAR or rel.startswith("be_")  # "… is on the 3rd", "… is called Rex"
-    m = _POSSESSIVE.match(fact.subject) if ":e:" not in fact.subject and copular else None
+    m = _POSSESSIVE.match(fact.subject) if ":e:" not in fact.subject else None
     if m is not None:
         thing_phrase = _DETERMINERS.sub("", m["thing"].strip())
         pp = _PP.search(thing_phrase)
         core = thing_phrase[: pp.start()] if pp else thing_phrase
         found = vocab.noun(core)
         holder = _person_subject(fact)
-        if found is not None and holder is not None:
+        if found is not None and holder is not None and copular:
+            # only a copula states the possessed thing's value: "Ana's mobile is …", not
+            # "Ana's passion inspires Pia"
             attribute, noun = found
             if pp is not None and attribute.allows("place") and pp["prep"].lower() in ("in", "at"):
                 place = pp["rest"].strip()
