@@ -304,11 +304,15 @@ def _work_evidence(text: str, surface: str) -> bool:
 _THING_VALUED = frozenset({"owned", "hobbies", "likes"})
 
 
-def _named(surface: str, entity_id: str | None) -> bool:
-    """Whether a value is a name (an entity the NER typed, or capitalised words), not a common
-    noun phrase typed by its head noun ("a new activist group")."""
+def _named(surface: str, entity_id: str | None, text: str = "") -> bool:
+    """Whether a value is a name (an entity the NER typed, or capitalised words not introduced
+    by an indefinite article), not a common noun phrase typed by its head noun ("a new LGBTQ
+    activist group": the acronym is a modifier, the article makes it one group of a kind)."""
     if entity_id is not None and not re.search(r":e:(?:concept|other):", entity_id):
         return True
+    indefinite = rf"\b(?:a|an|some|another)\s+(?:[\w-]+\s+){{0,2}}{re.escape(surface)}"
+    if text and re.search(indefinite, text, re.IGNORECASE):
+        return False
     return any(w[:1].isupper() for w in re.findall(r"[\w'-]+", surface))
 
 
@@ -339,12 +343,12 @@ def _pick_value(
         if (
             attribute.multiplicity == "single"
             and _singular(_head(surface)) in attribute.nouns
-            and not _named(surface, entity_id)
+            and not _named(surface, entity_id, text)
         ):
             continue  # "worked on a project", "joined the company": the attribute, no value
         if entity_id is None and kind == "other" and not _noun_phrase(surface):
             continue  # "has been encouraging and inspiring": a quality, not a thing
-        if kind == "organization" and not exclusive and not _named(surface, entity_id):
+        if kind == "organization" and not exclusive and not _named(surface, entity_id, text):
             continue
         if (
             kind == "organization"

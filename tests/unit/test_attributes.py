@@ -359,3 +359,9 @@ def test_an_unlisted_verb_with_a_distinctive_value_type_names_the_attribute() ->
     # a light verb says too little
     found = read_fact(_fact("have", work, "Ana has The Dispossessed"))
     assert found is None or found.attribute != "currently_reading"
+
+
+def test_an_acronym_modifier_does_not_make_a_kind_of_group_a_name() -> None:
+    group = f"{CID}:e:concept:lgbtq-choir"
+    found = read_fact(_fact("join", group, "Ana just joined a new LGBTQ choir"))
+    assert found is None or found.attribute != "employer"
