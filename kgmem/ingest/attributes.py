@@ -310,7 +310,8 @@ def _named(surface: str, entity_id: str | None, text: str = "") -> bool:
     activist group": the acronym is a modifier, the article makes it one group of a kind)."""
     if entity_id is not None and not re.search(r":e:(?:concept|other):", entity_id):
         return True
-    indefinite = rf"\b(?:a|an|some|another)\s+(?:[\w-]+\s+){{0,2}}{re.escape(surface)}"
+    between = r"(?:(?!(?:at|in|with|for|from|of|on|to|by)\s)[\w-]+\s+){0,2}"
+    indefinite = rf"\b(?:a|an|some|another)\s+{between}{re.escape(surface)}"
     if text and re.search(indefinite, text, re.IGNORECASE):
         return False
     return any(w[:1].isupper() for w in re.findall(r"[\w'-]+", surface))
@@ -460,9 +461,9 @@ def read_fact(
     if values and values[0][1] is None and (pp := _PP.search(values[0][0])):
         values = [(pp["rest"].strip(), None), *values]  # "a nurse at X": X is the value
     for phrase in phrases:
-        listed = vocab.by_predicate.get(phrase, ())
-        for attribute in listed:
-            picked = _pick_value(attribute, values, fact.text, exclusive=len(listed) == 1)
+        stating = vocab.by_predicate.get(phrase, ())
+        for attribute in stating:
+            picked = _pick_value(attribute, values, fact.text, exclusive=len(stating) == 1)
             if picked is not None:
                 return AttributeValue(attribute.id, picked[0], picked[1], attribute.multiplicity)
     if values and (by_type := _by_verb_and_type(phrases[-1], values[0], fact.text)) is not None:

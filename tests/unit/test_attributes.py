@@ -365,3 +365,13 @@ def test_an_acronym_modifier_does_not_make_a_kind_of_group_a_name() -> None:
     group = f"{CID}:e:concept:lgbtq-choir"
     found = read_fact(_fact("join", group, "Ana just joined a new LGBTQ choir"))
     assert found is None or found.attribute != "employer"
+
+
+def test_an_article_before_a_preposition_does_not_unname_the_organisation() -> None:
+    found = read_fact(
+        _fact("be", "nurse at St. Anne's hospital", "Ana is a nurse at St. Anne's hospital")
+    )
+    assert found is not None and (found.attribute, found.value) == (
+        "employer",
+        "St. Anne's hospital",
+    )
