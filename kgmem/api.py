@@ -836,31 +836,53 @@ class Memory:
         return rows[-1] if rows else None
 
     def profile(
-        self, conversation_id: str, entity: str, *, history: bool = False
+        self,
+        conversation_id: str | None,
+        entity: str,
+        *,
+        history: bool = False,
+        owner: str | None = None,
     ) -> dict[str, list[dict[str, Any]]]:
         """Every current attribute value of an entity, grouped by attribute
         (docs/attributes.md).
 
         Args:
-            conversation_id: the tenant.
+            conversation_id: the tenant; None with ``owner`` = every conversation of the owner.
             entity: a canonical name or alias (``"Mel"`` finds Melanie) or an entity id.
             history: add superseded values (``current`` False, ``valid_to`` set).
+            owner: the owner (docs/scopes-and-filters.md): alone, the profile gathers the
+                entity's values from all of the owner's conversations (each value names its
+                ``conversation_id``; which value is current is decided per conversation); with
+                ``conversation_id``, the owner that conversation must have.
 
         Returns:
             attribute id → value dicts in arrival order: ``value``, ``value_type``, ``thing``,
             ``multiplicity``, ``modality`` (``negated`` for a retraction), ``valid_from`` /
-            ``valid_to`` (ISO 8601 or None), ``current``, ``fact_id``, ``text``, ``key`` and
-            ``cites`` (turn ids, the evidence). Empty when the entity holds no listed
-            attribute value or is unknown.
+            ``valid_to`` (ISO 8601 or None), ``current``, ``fact_id``, ``text``, ``key``,
+            ``cites`` (turn ids, the evidence) and ``conversation_id``. Empty when the entity
+            holds no listed attribute value, is unknown, or the owner has no conversations.
+
+        Raises:
+            MalformedInput: neither a conversation nor an owner, or an empty owner.
+            ConversationNotFound: the conversation belongs to another owner than ``owner``.
         """
-        rows = self.store.read("read/resolve_entity", conversation_id=conversation_id, name=entity)
-        ids = list(dict.fromkeys([*(row["id"] for row in rows), entity]))
+        Scope(conversation_id=conversation_id, owner=owner)  # checked
+        if conversation_id is not None:
+            if owner is not None and self.owner_of(conversation_id) != owner:
+                raise ConversationNotFound(conversation_id)
+            cids = [conversation_id]
+        else:
+            assert owner is not None
+            cids = self.owner_conversations(owner)
         out: dict[str, list[dict[str, Any]]] = {}
-        for row in self.store.read(
-            "read/entity_profile", conversation_id=conversation_id, entity_ids=ids, history=history
-        ):
-            value = dict(row)
-            out.setdefault(str(value.pop("attribute")), []).append(value)
+        for cid in cids:
+            rows = self.store.read("read/resolve_entity", conversation_id=cid, name=entity)
+            ids = list(dict.fromkeys([*(row["id"] for row in rows), entity]))
+            for row in self.store.read(
+                "read/entity_profile", conversation_id=cid, entity_ids=ids, history=history
+            ):
+                value = dict(row) | {"conversation_id": cid}
+                out.setdefault(str(value.pop("attribute")), []).append(value)
         return out
 
     def owner_conversations(self, owner: str) -> list[str]:

@@ -28,7 +28,8 @@ Mapping (the source of each rule is the kgmem issue that specified this adapter)
   label, restricted to the conversations under the prefix): one read, one ranking, isolation
   inside the index. An empty prefix has no owner: it runs one owner search per owner in the
   store and merges them by score (the only merged search left). Superseded versions are
-  dropped, the rest carry kgmem's score, score terms, trace and turn id (`KgmemSearchItem`).
+  dropped, the rest carry kgmem's score, score terms, trace and turn id (`KgmemSearchItem`);
+  the item of the turn `SearchResult.answer` cites also carries that ``answer``.
   Conversations written before owners existed have none: re-``put`` them (or claim them with
   ``Memory.add_turns(..., owner=...)``) to make them searchable by prefix. Without a query:
   the latest items, most recently updated first. ``filter`` compares value fields
@@ -141,9 +142,12 @@ class KgmemSearchItem(SearchItem):
         terms: the score's terms (``{"cosine": ..., "fact": ..., "bm25": ...}``); empty without
             a query.
         trace: which generators brought the turn in, the matched fact, event times, ...
+        answer: on the item of the turn that `SearchResult.answer` cites, that answer (the
+            fact: subject, attribute, value, value type, validity, why it won;
+            docs/attributes.md); None on every other item and without a query.
     """
 
-    __slots__ = ("terms", "trace", "turn_id")
+    __slots__ = ("answer", "terms", "trace", "turn_id")
 
     def __init__(
         self,
@@ -157,15 +161,22 @@ class KgmemSearchItem(SearchItem):
         turn_id: str,
         terms: dict[str, float] | None = None,
         trace: dict[str, Any] | None = None,
+        answer: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(namespace, key, value, created_at, updated_at, score)
         self.turn_id = turn_id
         self.terms = terms or {}
         self.trace = trace or {}
+        self.answer = answer
 
     def dict(self) -> dict[str, Any]:
         out: dict[str, Any] = super().dict()
-        out |= {"turn_id": self.turn_id, "terms": self.terms, "trace": self.trace}
+        out |= {
+            "turn_id": self.turn_id,
+            "terms": self.terms,
+            "trace": self.trace,
+            "answer": self.answer,
+        }
         return out
 
 
@@ -384,6 +395,7 @@ class KgmemStore(BaseStore):
                 result = self.memory.search(op.query, owner=owner, k=k, conversations=under)
             except ConversationNotFound:
                 continue
+            answer = result.answer
             by_turn: dict[str, Any] = {}
             for conversation_id in sorted({h.conversation_id for h in result.hits}):
                 ids = [h.turn_id for h in result.hits if h.conversation_id == conversation_id]
@@ -405,6 +417,7 @@ class KgmemStore(BaseStore):
                     turn_id=hit.turn_id,
                     terms=hit.terms,
                     trace=hit.trace,
+                    answer=answer if answer and answer.get("turn_id") == hit.turn_id else None,
                 )
                 if _matches(item.value, op.filter):
                     items.append(item)

@@ -312,17 +312,32 @@ def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
 
 @click.command()
 @click.argument("name")
-@click.option("--conversation", "conversation_id", required=True)
+@click.option(
+    "--conversation",
+    "conversation_id",
+    default=None,
+    help="Conversation to read (or --owner for all of an owner's).",
+)
+@click.option(
+    "--owner", default=None, help="Gather NAME's values from all conversations of this owner."
+)
 @click.option("--history", "with_history", is_flag=True, help="Add superseded values.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def profile(
-    ctx: click.Context, name: str, conversation_id: str, with_history: bool, as_json: bool
+    ctx: click.Context,
+    name: str,
+    conversation_id: str | None,
+    owner: str | None,
+    with_history: bool,
+    as_json: bool,
 ) -> None:
     """Every current attribute value of NAME, grouped by attribute, with cited turns and
     validity (docs/attributes.md)."""
+    if conversation_id is None and owner is None:
+        raise click.UsageError("give --conversation ID or --owner ID")
     with memory_from(ctx) as memory:
-        found = memory.profile(conversation_id, name, history=with_history)
+        found = memory.profile(conversation_id, name, history=with_history, owner=owner)
     if as_json:
         click.echo(dump_json(found))
         return
@@ -333,9 +348,10 @@ def profile(
         for v in values:
             state = "current" if v["current"] else f"until {v['valid_to']}"
             thing = f" ({v['thing']})" if v["thing"] else ""
+            where = f" in {v['conversation_id']}" if conversation_id is None else ""
             console.print(
                 f"  {v['value']!r}{thing} [{v['value_type']}; {v['modality']}] from "
-                f"{v['valid_from']} {state}; turns {', '.join(v['cites'])}",
+                f"{v['valid_from']} {state}; turns {', '.join(v['cites'])}{where}",
                 markup=False,
             )
 

@@ -84,6 +84,7 @@ class Attribute:
     values: tuple[str, ...] = ()
     questions: tuple[str, ...] = ()
     per_thing: bool = False
+    evidence: tuple[str, ...] = ()
 
     def allows(self, kind: str) -> bool:
         """Whether a value of type ``kind`` can be this attribute's value."""
@@ -156,6 +157,7 @@ def vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
                 values=tuple(e.get("values", ())),
                 questions=tuple(e.get("questions", ())),
                 per_thing=bool(e.get("per_thing", False)),
+                evidence=tuple(e.get("evidence", ())),
             )
         )
     return Vocabulary(out)
@@ -175,6 +177,7 @@ class AttributeValue:
 
 
 _WORDS = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+_PLAIN = re.compile(r"[a-z0-9]+")
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -209,29 +212,91 @@ def _entity_surface(entity_id: str, text: str) -> str:
     return " ".join(words)
 
 
-def _typed(value: str, entity_id: str | None) -> ValueType:
+def _typed(value: str, entity_id: str | None, text: str = "") -> ValueType:
+    """The value's type (`value_type`); a person or organisation the sentence shows to be a
+    title (`_work_evidence`) is a ``work``: spaCy's small English model tags one-word titles
+    as names; a literal noun phrase headed by an organisation kind ("the dental clinic") is an
+    ``organization``."""
     kind = value_type(value, entity_id=entity_id)
+    if kind in ("person", "organization") and text and _work_evidence(text, value):
+        return "work"
     if (
         kind == "other"
         and _WORDS.findall(value.lower())[-1:]
         and (_WORDS.findall(value.lower())[-1] in _ORG_HEADS)
+        and _noun_phrase(value)
     ):
         return "organization"
     return kind
 
 
 def _candidates(fact: FactRecord) -> list[tuple[str, str | None]]:
-    """``(surface, entity id)`` of the fact's possible values: the object, then object-side
-    entities."""
+    """``(surface, entity id)`` of the fact's possible values: the object, then the other
+    object-side entities ("signed the contract with Lakeview Clinic": the clinic).
+
+    An entity inside a literal object phrase that does not head it is a modifier, not the
+    value: in "enjoys John's family time" or "loved reading Charlotte's Web" the thing liked is
+    the time or the reading, never John or Charlotte.
+    """
     out: list[tuple[str, str | None]] = []
+    heads: set[str] = set()
     if ":e:" in fact.object:
-        out.append((_entity_surface(fact.object, fact.text), fact.object))
+        surface = _entity_surface(fact.object, fact.text)
+        out.append((surface, fact.object))
+        heads.add(_head(surface))
     elif fact.object.strip():
-        out.append((fact.object.strip(), None))
+        literal = fact.object.strip()
+        out.append((literal, None))
+        heads.add(_head(literal))
+        if pp := _PP.search(literal):
+            heads.add(_head(pp["rest"]))
+    inside = "" if ":e:" in fact.object else f" {' '.join(_PLAIN.findall(fact.object.lower()))} "
     for entity_id, role in fact.about:
         if role == "object" and entity_id != fact.object:
-            out.append((_entity_surface(entity_id, fact.text), entity_id))
+            surface = _entity_surface(entity_id, fact.text)
+            words = _PLAIN.findall(surface.lower())
+            if f" {' '.join(words)} " in inside and not heads & set(words):
+                continue  # a modifier inside the object phrase
+            out.append((surface, entity_id))
     return out
+
+
+_QUOTED = re.compile(r"[\"“”«»](?P<title>[^\"“”«»]{2,80})[\"“”«»]")
+_COPULAR = frozenset(
+    {"be", "become", "remain", "stay", "be_now", "change_to", "switch_to", "move_to"}
+    | {"be_called", "be_named"}
+)
+#: value types only some attributes take, distinctive enough that a verb shared with one of
+#: the attribute's predicates ("start" of "start reading") and the type name the attribute
+_DISTINCTIVE = frozenset({"work", "email", "phone", "url", "money"})
+
+
+_LIGHT_VERBS = frozenset({"", "be", "have", "get", "do", "make", "go", "take"})
+
+
+@cache
+def _noun_phrase(text: str) -> bool:
+    """Whether ``text`` parses as a noun phrase (its syntactic root is a noun, proper noun or
+    number): "amazing banana split sundae" is one, "encouraging and inspiring" and "building
+    up confidence" are not. A phrase that is not names no thing, so it is no attribute's
+    value."""
+    from kgmem.ingest.nlp import load_pipeline
+
+    doc = load_pipeline()(text)
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    return bool(roots) and roots[0].pos_ in ("NOUN", "PROPN", "NUM", "X")
+
+
+def _work_evidence(text: str, surface: str) -> bool:
+    """Whether ``text`` shows ``surface`` is a title: it is quoted there, or the sentence names
+    it with an evidence word of an attribute that takes works ("twenty pages in", "the novel")."""
+    if any(m["title"].strip().casefold() == surface.casefold() for m in _QUOTED.finditer(text)):
+        return True
+    words = f" {' '.join(_WORDS.findall(text.lower()))} "
+    for a in vocabulary().attributes.values():
+        if a.value_types == ("work",) and any(f" {w} " in words for w in (*a.nouns, *a.evidence)):
+            return True
+    return False
 
 
 #: attributes whose value is a thing someone has, does or likes: an abstract noun ("a blast",
@@ -239,20 +304,60 @@ def _candidates(fact: FactRecord) -> list[tuple[str, str | None]]:
 _THING_VALUED = frozenset({"owned", "hobbies", "likes"})
 
 
+def _named(surface: str, entity_id: str | None, text: str = "") -> bool:
+    """Whether a value is a name (an entity the NER typed, or capitalised words not introduced
+    by an indefinite article), not a common noun phrase typed by its head noun ("a new LGBTQ
+    activist group": the acronym is a modifier, the article makes it one group of a kind)."""
+    if entity_id is not None and not re.search(r":e:(?:concept|other):", entity_id):
+        return True
+    between = r"(?:(?!(?:at|in|with|for|from|of|on|to|by)\s)[\w-]+\s+){0,2}"
+    indefinite = rf"\b(?:a|an|some|another)\s+{between}{re.escape(surface)}"
+    if text and re.search(indefinite, text, re.IGNORECASE):
+        return False
+    return any(w[:1].isupper() for w in re.findall(r"[\w'-]+", surface))
+
+
 def _pick_value(
-    attribute: Attribute, values: Sequence[tuple[str, str | None]], text: str
+    attribute: Attribute,
+    values: Sequence[tuple[str, str | None]],
+    text: str,
+    exclusive: bool = True,
 ) -> tuple[str, ValueType] | None:
+    """The first of ``values`` the attribute takes, with its type, or None.
+
+    Args:
+        exclusive: the predicate that matched is listed for this attribute alone. A predicate
+            several attributes share ("join": an employer, a club) needs a named value for an
+            organisation, not a common noun typed by its head.
+    """
     for surface, entity_id in values:
         if attribute.id in _THING_VALUED and (
             entity_id is None or is_abstract_noun(_head(surface)) or _head(surface) in ABSTRACT
         ):
             continue
-        kind = _typed(surface, entity_id)
+        kind = _typed(surface, entity_id, text)
         if attribute.values:
             word = attribute.value_word(surface)
             if word is not None:
                 return word, "other" if kind not in attribute.value_types else kind
             continue
+        if (
+            attribute.multiplicity == "single"
+            and _singular(_head(surface)) in attribute.nouns
+            and not _named(surface, entity_id, text)
+        ):
+            continue  # "worked on a project", "joined the company": the attribute, no value
+        if entity_id is None and kind == "other" and not _noun_phrase(surface):
+            continue  # "has been encouraging and inspiring": a quality, not a thing
+        if kind == "organization" and not exclusive and not _named(surface, entity_id, text):
+            continue
+        if (
+            kind == "organization"
+            and exclusive
+            and attribute.value_types == ("work",)
+            and entity_id is not None
+        ):
+            return surface, "work"  # "halfway through Middlemarch": organisations are not read
         if attribute.allows(kind):
             return surface, kind
     if attribute.values and (word := attribute.value_word(text)) is not None:
@@ -263,6 +368,10 @@ def _pick_value(
 def _head(phrase: str) -> str:
     words = _WORDS.findall(phrase.lower())
     return words[-1] if words else ""
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _thing(core: str, noun: str) -> str:
@@ -314,6 +423,9 @@ def read_fact(
     """
     vocab = vocabulary()
     values = _candidates(fact)
+    rel = _normalise(fact.relation)
+    rel = rel[4:] if rel.startswith("not_") else rel
+    copular = rel in _COPULAR or rel.startswith("be_")  # "… is on the 3rd", "… is called Rex"
     m = _POSSESSIVE.match(fact.subject) if ":e:" not in fact.subject else None
     if m is not None:
         thing_phrase = _DETERMINERS.sub("", m["thing"].strip())
@@ -321,7 +433,9 @@ def read_fact(
         core = thing_phrase[: pp.start()] if pp else thing_phrase
         found = vocab.noun(core)
         holder = _person_subject(fact)
-        if found is not None and holder is not None:
+        if found is not None and holder is not None and copular:
+            # only a copula states the possessed thing's value: "Ana's mobile is …", not
+            # "Ana's passion inspires Pia"
             attribute, noun = found
             if pp is not None and attribute.allows("place") and pp["prep"].lower() in ("in", "at"):
                 place = pp["rest"].strip()
@@ -335,16 +449,25 @@ def read_fact(
         if holder is not None and values:
             surface, entity_id = values[0]
             return AttributeValue(
-                f"{_head(core)}", surface, _typed(surface, entity_id), None, holder, None, False
+                f"{_head(core)}",
+                surface,
+                _typed(surface, entity_id, fact.text),
+                None,
+                holder,
+                None,
+                False,
             )
     phrases = _phrases(fact)
     if values and values[0][1] is None and (pp := _PP.search(values[0][0])):
         values = [(pp["rest"].strip(), None), *values]  # "a nurse at X": X is the value
     for phrase in phrases:
-        for attribute in vocab.by_predicate.get(phrase, ()):
-            picked = _pick_value(attribute, values, fact.text)
+        stating = vocab.by_predicate.get(phrase, ())
+        for attribute in stating:
+            picked = _pick_value(attribute, values, fact.text, exclusive=len(stating) == 1)
             if picked is not None:
                 return AttributeValue(attribute.id, picked[0], picked[1], attribute.multiplicity)
+    if values and (by_type := _by_verb_and_type(phrases[-1], values[0], fact.text)) is not None:
+        return by_type
     if similar is not None:
         for phrase in phrases:
             for listed in similar(phrase):
@@ -358,7 +481,29 @@ def read_fact(
         return None
     surface, entity_id = values[0]
     derived = phrases[0].replace(" ", "_")
-    return AttributeValue(derived, surface, _typed(surface, entity_id), None, None, None, False)
+    return AttributeValue(
+        derived, surface, _typed(surface, entity_id, fact.text), None, None, None, False
+    )
+
+
+def _by_verb_and_type(verb: str, value: tuple[str, str | None], text: str) -> AttributeValue | None:
+    """The attribute an unlisted verb states by its value's type: the one attribute that takes
+    only that (distinctive) type and lists a predicate starting with the verb ("starting The
+    Left Hand of Darkness": a work, and "start reading" is ``currently_reading``'s)."""
+    if verb in _LIGHT_VERBS:
+        return None
+    kind = _typed(value[0], value[1], text)
+    if kind not in _DISTINCTIVE:
+        return None
+    found = [
+        a
+        for a in vocabulary().attributes.values()
+        if a.value_types == (kind,)
+        and any(p == verb or p.startswith(f"{verb} ") for p in a.predicates)
+    ]
+    if len(found) != 1:
+        return None
+    return AttributeValue(found[0].id, value[0], kind, found[0].multiplicity)
 
 
 def _similar(encode: Encode, phrases: Sequence[str]) -> Callable[[str], list[str]]:

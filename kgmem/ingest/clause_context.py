@@ -133,7 +133,10 @@ def _vocatives(doc: Doc, resolver: EntityResolver) -> set[int]:
     """Token indices of names used to address someone ("Hey Jon, ...", "..., Mel!").
 
     Names are PERSON spans, and proper nouns the resolver knows as persons (NER misses
-    "Hey Maria," often).
+    "Hey Maria," often). A name that opens the sentence and that the parse describes with an
+    appositive or a relative clause closed by a comma ("John, the one in finance, approved …",
+    "John, who …, approved …") is the clause's subject, not someone addressed; after a
+    greeting ("Hey John, your plan is …") it stays a vocative.
     """
     out: set[int] = set()
     spans = [ent for ent in doc.ents if ent.label_ == "PERSON"]
@@ -152,7 +155,13 @@ def _vocatives(doc: Doc, resolver: EntityResolver) -> set[int]:
             and doc[ent.start - 1].text == ","
             and (ent.end >= sent.end or doc[ent.end].text in ("!", ".", "?", "!!"))
         )
-        if (opening and after_ok) or closing:
+        described = not any(not t.is_punct for t in before) and any(
+            c.dep_ in ("appos", "relcl")
+            and c.right_edge.i + 1 < len(doc)
+            and doc[c.right_edge.i + 1].text == ","
+            for c in ent.root.children
+        )  # "John, the one in finance, approved …": set off by commas on both sides
+        if ((opening and after_ok) or closing) and not described:
             out.update(range(ent.start, ent.end))
     return out
 

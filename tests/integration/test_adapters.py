@@ -114,6 +114,24 @@ def test_store_search_runs_the_read_path(memory: Memory, user: str) -> None:
     assert ("memories",) in store.list_namespaces(prefix=("memories",), max_depth=1)
 
 
+def test_store_search_items_carry_the_owner_search_answer(memory: Memory, user: str) -> None:
+    store = KgmemStore(memory)
+    ns = ("memories", user)
+    store.put(ns, "walk", {"text": "I walked the dog along the river this morning."})
+    store.put(ns, "phone", {"text": "New phone, new number: 0151 444 9876."})
+    hits = store.search(ns, query="What is my phone number?", limit=5)
+    result = memory.search(
+        "What is my phone number?", owner="memories", k=10, conversations=[f"memories.{user}"]
+    )
+    answer = result.answer
+    assert hits and all(isinstance(h, KgmemSearchItem) for h in hits)
+    for h in hits:
+        assert isinstance(h, KgmemSearchItem)
+        cited = answer is not None and answer["turn_id"] == h.turn_id
+        assert h.answer == (answer if cited else None)
+        assert h.dict()["answer"] == h.answer
+
+
 def test_store_refuses_bad_input_with_typed_errors(memory: Memory, user: str) -> None:
     store = KgmemStore(memory)
     with pytest.raises(InvalidNamespaceError):  # LangGraph's own check

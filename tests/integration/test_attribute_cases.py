@@ -13,13 +13,13 @@ import pytest
 
 from kgmem.api import Memory
 from kgmem.bench.cases import load_cases, run_cases
-from kgmem.errors import ConversationNotFound
+from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
 from kgmem.ingest.chat import parse_chat_conversation
 
 CASES_FILE = Path(__file__).parents[1] / "data" / "agent-chats.json"
 DATA = load_cases(CASES_FILE)
 #: the cases on attribute values, current truth and answerability by attribute
-OWNED = ("01", "02", "04", "05", "08", "09", "10", "11", "12", "13", "15")
+OWNED = ("01", "02", "03", "04", "05", "08", "09", "10", "11", "12", "13", "14", "15")
 CASES = [c for c in DATA["cases"] if c["id"].split("-")[1] in OWNED]
 
 
@@ -67,3 +67,29 @@ def test_profile_groups_current_values_and_history_keeps_the_boomerang(memory: M
     assert next(v["cites"][0] for v in history["drink"] if v["value"] == "green tea").endswith("a1")
     assert memory.profile(cid, "nobody") == {}
     memory.forget(cid)
+
+
+def test_profile_of_an_owner_gathers_every_thread_and_checks_the_owner(memory: Memory) -> None:
+    owner = "profile-owner-test"
+    with contextlib.suppress(OwnerNotFound):
+        memory.forget_owner(owner)
+    memory.add_turns(
+        "po-thread-1", [{"speaker": "user", "text": "My email is ana@example.org."}], owner=owner
+    )
+    memory.add_turns(
+        "po-thread-2", [{"speaker": "user", "text": "My mobile is 0151 444 9876."}], owner=owner
+    )
+    found = memory.profile(None, "user", owner=owner)
+    assert {v["value"] for v in found["email"]} == {"ana@example.org"}
+    assert {v["value"] for v in found["phone"]} == {"0151 444 9876"}
+    assert {found["email"][0]["conversation_id"], found["phone"][0]["conversation_id"]} == {
+        "po-thread-1",
+        "po-thread-2",
+    }
+    assert set(memory.profile("po-thread-1", "user", owner=owner)) == {"email"}
+    with pytest.raises(ConversationNotFound):
+        memory.profile("po-thread-1", "user", owner="someone-else")
+    with pytest.raises(MalformedInput):
+        memory.profile(None, "user")
+    assert memory.profile(None, "user", owner="nobody-owns-this") == {}
+    memory.forget_owner(owner)

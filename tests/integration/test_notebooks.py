@@ -120,8 +120,8 @@ def test_evidence_audit_notebook(settings: Settings, small_locomo: tuple[Path, s
         "evidence_audit.ipynb",
         _env(settings, KGMEM_LOCOMO_FILE=str(path), KGMEM_NOTEBOOK_CONVERSATION=sample_id),
     )
-    # three layered pictures (multi-hop, current value, temporal) and the score terms
-    assert len(outputs(nb, "image/png")) >= 4
+    # three layered pictures (multi-hop, current value, temporal), the score terms, a profile
+    assert len(outputs(nb, "image/png")) >= 5
     views = [o["data"]["text/html"] for o in outputs(nb, "text/html")]
     views = [v for v in views if 'id="neo4j-viz-data"' in v]
     assert len(views) == 3  # one interactive view per question, each self-contained

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from kgmem.errors import ConfigError, MalformedInput
@@ -11,6 +13,7 @@ pytest.importorskip("langgraph.store.base")
 from langgraph.store.base import MatchCondition
 
 from kgmem.adapters.langgraph import (
+    KgmemSearchItem,
     _matches,
     _namespace_matches,
     conversation_of,
@@ -68,3 +71,29 @@ def test_loopback_and_token() -> None:
     verifier = StaticTokenVerifier("s3cret")
     assert anyio.run(verifier.verify_token, "s3cret") is not None
     assert anyio.run(verifier.verify_token, "s3cre") is None
+
+
+def test_search_item_carries_the_answer_in_its_dict() -> None:
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    answer = {"attribute": "phone", "value": "0151 444 9876", "turn_id": "a.b:phone"}
+    item = KgmemSearchItem(
+        namespace=("a", "b"),
+        key="phone",
+        value={"text": "x"},
+        created_at=at,
+        updated_at=at,
+        score=1.0,
+        turn_id="a.b:phone",
+        answer=answer,
+    )
+    assert item.answer == answer and item.dict()["answer"] == answer
+    other = KgmemSearchItem(
+        namespace=("a", "b"),
+        key="walk",
+        value={"text": "y"},
+        created_at=at,
+        updated_at=at,
+        score=0.5,
+        turn_id="a.b:walk",
+    )
+    assert other.answer is None and other.dict()["answer"] is None

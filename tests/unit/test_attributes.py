@@ -270,3 +270,108 @@ def test_an_explicitly_asked_typed_value_is_marked_as_the_answer() -> None:
     unmarked = [{"key": f"{ME}|residence"}]
     mark_answers(unmarked, read_question("Where does Ana live?"))
     assert "answer" not in unmarked[0]
+
+
+def test_an_entity_inside_the_object_that_does_not_head_it_is_no_value() -> None:
+    pia = f"{CID}:e:person:pia"
+    fact = _fact(
+        "enjoy",
+        "Pia's garden parties",
+        "Ana enjoys Pia's garden parties",
+        about=((ME, "subject"), (pia, "object")),
+    )
+    found = read_fact(fact)
+    assert found is None or found.attribute != "likes" or found.value != "Pia"
+
+
+def test_a_possessive_subject_of_an_action_verb_names_no_attribute() -> None:
+    fact = _fact(
+        "inspire",
+        f"{CID}:e:person:pia",
+        "Ana's career inspires Pia",
+        subject="Ana's career",
+        about=((ME, "subject"),),
+    )
+    found = read_fact(fact)
+    assert found is None or found.multiplicity is None
+
+
+def test_a_quality_is_no_value_of_a_possessed_thing() -> None:
+    fact = _fact(
+        "be",
+        "patient and generous",
+        "Ana's project has been patient and generous",
+        subject="Ana's project",
+        about=((ME, "subject"),),
+    )
+    found = read_fact(fact)
+    assert found is None or found.attribute != "assignment"
+
+
+def test_a_value_that_only_names_the_attribute_is_no_value() -> None:
+    found = read_fact(_fact("work_on", "a project", "Ana worked on a project for weeks"))
+    assert found is None or found.multiplicity is None
+
+
+def test_a_shared_predicate_needs_a_named_organisation() -> None:
+    group = f"{CID}:e:concept:chess-group"
+    found = read_fact(_fact("join", group, "Ana joined a chess group"))
+    assert found is not None and found.attribute != "employer"
+    named = f"{CID}:e:organization:fabrikam"
+    found = read_fact(_fact("join", named, "Ana joined Fabrikam"))
+    assert found is not None and found.attribute == "employer"
+
+
+def test_a_gerund_phrase_is_not_an_organisation() -> None:
+    found = read_fact(
+        _fact("work_on", "restoring an old bakery", "Ana works on restoring an old bakery")
+    )
+    assert found is None or found.value_type != "organization"
+
+
+def test_a_title_the_ner_typed_as_a_name_is_a_work_by_evidence_or_by_type() -> None:
+    person = f"{CID}:e:person:dune"
+    found = read_fact(_fact("pick_up", person, "Ana has picked up Dune, forty pages in"))
+    assert found is not None and (found.attribute, found.value_type) == (
+        "currently_reading",
+        "work",
+    )
+    quoted = read_fact(_fact("love", person, 'Ana loves "Dune"'))
+    assert quoted is not None and quoted.value_type == "work"
+    org = f"{CID}:e:organization:emma"
+    found = read_fact(_fact("be_through", org, "Ana is halfway through Emma"))
+    assert found is not None and (found.attribute, found.value_type) == (
+        "currently_reading",
+        "work",
+    )
+    # a person picked up with no sign of a book stays a person, and no title
+    found = read_fact(_fact("pick_up", person, "Ana picked up Dune from the station"))
+    assert found is None or found.attribute != "currently_reading"
+
+
+def test_an_unlisted_verb_with_a_distinctive_value_type_names_the_attribute() -> None:
+    work = f"{CID}:e:work:the-dispossessed"
+    found = read_fact(_fact("start", work, "Ana is starting The Dispossessed tonight"))
+    assert found is not None and (found.attribute, found.multiplicity) == (
+        "currently_reading",
+        "single",
+    )
+    # a light verb says too little
+    found = read_fact(_fact("have", work, "Ana has The Dispossessed"))
+    assert found is None or found.attribute != "currently_reading"
+
+
+def test_an_acronym_modifier_does_not_make_a_kind_of_group_a_name() -> None:
+    group = f"{CID}:e:concept:lgbtq-choir"
+    found = read_fact(_fact("join", group, "Ana just joined a new LGBTQ choir"))
+    assert found is None or found.attribute != "employer"
+
+
+def test_an_article_before_a_preposition_does_not_unname_the_organisation() -> None:
+    found = read_fact(
+        _fact("be", "nurse at St. Anne's hospital", "Ana is a nurse at St. Anne's hospital")
+    )
+    assert found is not None and (found.attribute, found.value) == (
+        "employer",
+        "St. Anne's hospital",
+    )
