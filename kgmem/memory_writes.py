@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from kgmem.errors import MalformedInput
 from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
-from kgmem.ingest.pipeline import AppendHook, FactSources, IngestReport, NewTurn
+from kgmem.ingest.pipeline import AppendHook, FactSources, IngestReport, NewTurn, Progress
 from kgmem.memory_base import MemoryBase
 from kgmem.models import SOURCE_KINDS, ConversationRecord
 from kgmem.retrieve.scope import check_owner
@@ -17,8 +17,6 @@ from kgmem.roles import check_roles, role_of
 from kgmem.turns import check_conversation_id, make_turn
 
 __all__ = ["MemoryWrites"]
-
-Progress = Callable[[str, int, int], None]
 
 
 class MemoryWrites(MemoryBase):
