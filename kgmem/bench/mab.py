@@ -25,7 +25,7 @@ from kgmem.api import Memory
 from kgmem.bench.metrics import percentile, substring_exact_match
 from kgmem.errors import MalformedInput
 from kgmem.ingest.numbered import json_rows, parse_numbered, row_name
-from kgmem.retrieve.chain import COSTS
+from kgmem.retrieve.chain import COSTS, ChainResult
 
 __all__ = ["run_mab_bench"]
 
@@ -120,18 +120,7 @@ def run_mab_bench(
             score = substring_exact_match(result.answer or "", gold)
             scores.setdefault(lane, []).append(score)
             if score == 0.0 and len(report["failures"]) < failures:
-                report["failures"].append(
-                    {
-                        "lane": lane,
-                        "question": question,
-                        "gold": gold,
-                        "prediction": result.answer,
-                        "base": result.base,
-                        "path": [f"{h.relation}:{h.object_name}@{h.serial}" for h in result.hops],
-                        "cites": result.turn_ids,
-                        "relaxations": result.relaxations,
-                    }
-                )
+                report["failures"].append(_failure(lane, question, gold, result))
             if progress is not None:
                 progress(1)
     for lane, values in scores.items():
@@ -149,3 +138,17 @@ def run_mab_bench(
         else {"p50": None, "p95": None}
     )
     return report
+
+
+def _failure(lane: str, question: Any, gold: list[str], result: ChainResult) -> dict[str, Any]:
+    """One wrong answer of the report, with the hops the chain followed."""
+    return {
+        "lane": lane,
+        "question": question,
+        "gold": gold,
+        "prediction": result.answer,
+        "base": result.base,
+        "path": [f"{h.relation}:{h.object_name}@{h.serial}" for h in result.hops],
+        "cites": result.turn_ids,
+        "relaxations": result.relaxations,
+    }

@@ -303,17 +303,7 @@ def linked_read_parameters(
         e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"
     ]
     window = qplan.time_range if k("window") else None
-    reading = qplan.reading
-    words = (
-        list(reading.bm25_content_words if cfg.bm25_content_words else reading.bm25_words)
-        if k("fulltext")
-        else []
-    )
-    ft_query = scope.lucene(words)
-    k_fulltext = k("fulltext") if ft_query else 0
-    ft_limit = (
-        min(FT_FILTERED_MAX, FT_FILTERED_FACTOR * k_fulltext) if scope.filtered else k_fulltext
-    )
+    ft_query, k_fulltext, ft_limit = _fulltext(qplan, cfg, scope, k("fulltext"))
     allowed = set(scope.bounds.speakers)
     flat: dict[str, Any] = {
         "k_turns": k("dense_turns"),
@@ -341,6 +331,26 @@ def linked_read_parameters(
     out: dict[str, Any] = {n: v for n, v in flat.items() if n in LINKED_READ_SCALARS}
     out["q"] = {n: v for n, v in flat.items() if n not in LINKED_READ_SCALARS}
     return out
+
+
+def _fulltext(
+    qplan: QueryPlan, cfg: EngineConfig, scope: ReadScope, budget: int
+) -> tuple[str | None, int, int]:
+    """The BM25 query of the question's words in ``scope`` (`ReadScope.lucene`), the fulltext
+    budget (0 without a query, or with ``budget`` 0) and the index limit (widened when filters
+    drop hits after the index)."""
+    reading = qplan.reading
+    words = (
+        list(reading.bm25_content_words if cfg.bm25_content_words else reading.bm25_words)
+        if budget
+        else []
+    )
+    ft_query = scope.lucene(words)
+    k_fulltext = budget if ft_query else 0
+    ft_limit = (
+        min(FT_FILTERED_MAX, FT_FILTERED_FACTOR * k_fulltext) if scope.filtered else k_fulltext
+    )
+    return ft_query, k_fulltext, ft_limit
 
 
 def empty_scope(conversation_id: str) -> ReadScope:

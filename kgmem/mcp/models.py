@@ -1,0 +1,164 @@
+"""The MCP tools' outputs: pydantic models, so each tool declares its output schema
+(`kgmem.mcp`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "CITE",
+    "CurrentValue",
+    "ForgetAboutOutput",
+    "ForgetOutput",
+    "RememberOutput",
+    "SearchOutput",
+    "TimelineEntry",
+    "TimelineOutput",
+    "TurnOut",
+    "TurnsOutput",
+]
+
+#: the note every tool answer that returns turns carries
+CITE = "Cite turns by their turn_id; dates are the day the turn was said (UTC)."
+
+
+class TurnOut(BaseModel):
+    """One original conversation turn, citable by ``turn_id``.
+
+    Attributes:
+        turn_id: ``<conversation_id>:<local id>``, e.g. ``conv-26:D1:3``.
+        date: the day the turn was said, ``YYYY-MM-DD`` (UTC).
+        observed_at: full timestamp, ISO 8601 UTC.
+        speaker, session, text: the original turn (text never rewritten).
+        score: the retrieval score (search only; cosine terms in [-1, 1] plus bonuses).
+        offset: steps along ``NEXT`` from the asked turn (``read_turns`` only; 0 = that turn).
+    """
+
+    turn_id: str
+    date: str
+    observed_at: str
+    speaker: str
+    session: int
+    text: str
+    score: float | None = None
+    offset: int | None = None
+    conversation_id: str | None = None
+    source: str | None = None
+
+
+class SearchOutput(BaseModel):
+    """``search_memory``'s answer: turns best first.
+
+    Attributes:
+        answerable: False when nothing in memory supports the question for the person it
+            names (say so instead of answering from the turns).
+        unsupported: the question's key terms nothing about that person carries.
+        answer: the fact that gives the asked attribute its value, when there is one
+            (`kgmem.retrieve.retriever.SearchResult.answer`: subject, attribute, value,
+            value_type, valid_from/valid_to, the cited turn_id, why it won); read it first and
+            cite its turn.
+    """
+
+    conversation_id: str
+    query: str
+    hits: list[TurnOut]
+    owner: str | None = None
+    answerable: bool = True
+    unsupported: list[str] = Field(default_factory=list)
+    answer: dict[str, Any] | None = None
+    note: str = CITE
+
+
+class TimelineEntry(BaseModel):
+    """One session of a conversation, or one document, in ``timeline``.
+
+    Attributes:
+        kind: ``session`` (chat or fact-list turns) or ``document``.
+        session: the session number (sessions only).
+        source: the document's file (documents only).
+        first, last: the first and last day a turn of it was said, ``YYYY-MM-DD`` (UTC).
+        turns: how many turns (document chunks) it holds.
+    """
+
+    conversation_id: str
+    kind: str
+    session: int | None = None
+    source: str | None = None
+    first: str
+    last: str
+    turns: int
+
+
+class TimelineOutput(BaseModel):
+    """``timeline``'s answer: what memory holds, oldest first."""
+
+    conversation_id: str
+    owner: str | None = None
+    entries: list[TimelineEntry]
+
+
+class RememberOutput(BaseModel):
+    """``remember``'s answer: the stored turn (cite or forget it by ``turn.turn_id``) and what
+    the write path derived from it."""
+
+    conversation_id: str
+    turn: TurnOut
+    facts: int
+    entities: int
+
+
+class ForgetOutput(BaseModel):
+    """``forget_turns``'s answer: the turn ids asked for and what was removed (counts per kind)."""
+
+    conversation_id: str
+    turn_ids: list[str]
+    removed: dict[str, int] = Field(default_factory=dict)
+
+
+class ForgetAboutOutput(BaseModel):
+    """``forget_about``'s answer: what was removed, as ids and counts (never text).
+
+    ``status`` is ``applied``, ``no_match`` (nothing the user said matches: nothing removed) or
+    ``too_broad`` (more turns than the limit would go: nothing removed; use forget_turns).
+    """
+
+    conversation_id: str
+    status: str
+    turn_ids: list[str] = Field(default_factory=list)
+    matched: int = 0
+    turns: int = 0
+    facts: int = 0
+
+
+class TurnsOutput(BaseModel):
+    """``read_turns``'s answer: turns in utterance order."""
+
+    conversation_id: str
+    turns: list[TurnOut]
+    note: str = CITE
+
+
+class CurrentValue(BaseModel):
+    """``current_value``'s answer. ``found`` is False when memory holds no value.
+
+    Attributes:
+        value: the object of the latest fact (an entity id or a literal), if found.
+        text: that fact's sentence.
+        fact_id, serial, valid_from: the latest fact on the supersession key.
+        cites: turn ids the fact was taken from (cite these).
+        previous: older values of the same key, oldest first (``{"text", "valid_to"}``).
+    """
+
+    conversation_id: str
+    entity: str
+    relation: str
+    found: bool
+    value: str | None = None
+    text: str | None = None
+    fact_id: str | None = None
+    serial: int | None = None
+    valid_from: str | None = None
+    cites: list[str] = Field(default_factory=list)
+    previous: list[dict[str, str | None]] = Field(default_factory=list)
