@@ -25,6 +25,7 @@ from kgmem.ingest.documents import Document, DocumentReport, load_document, writ
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.ingest.requests import RequestPolicy, topic_request
+from kgmem.ingest.threads import OwnerThreads
 from kgmem.models import SOURCE_KINDS, ConversationRecord, TurnRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
@@ -481,10 +482,13 @@ class Memory:
             counts deleted per label. Raises `ConversationNotFound` if it holds nothing.
         """
         self._invalidate(conversation_id)
+        owner = self.owner_of(conversation_id)
         rows = self.store.write("write/forget_conversation", conversation_id=conversation_id)
         counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
         if not any(counts.values()):
             raise ConversationNotFound(conversation_id)
+        if owner is not None:  # a value this thread superseded in another is current again
+            OwnerThreads(self.store).supersede(owner)
         return counts
 
     def forget_owner(self, owner: str) -> dict[str, int]:
