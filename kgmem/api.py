@@ -25,7 +25,7 @@ from kgmem.ingest.documents import Document, DocumentReport, load_document, writ
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.pipeline import AppendHook, FactSources, Ingestor, IngestReport, NewTurn
 from kgmem.ingest.requests import RequestPolicy, topic_request
-from kgmem.ingest.threads import OwnerThreads
+from kgmem.ingest.threads import OwnerThreads, share_entities
 from kgmem.models import SOURCE_KINDS, ConversationRecord, TurnRecord
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
@@ -121,8 +121,13 @@ class Memory:
 
     def rebuild_schema(self) -> list[str]:
         """Replace search indexes of an older layout, keeping all data (see
-        `kgmem.store.schema.rebuild_search_indexes`); returns the indexes rebuilt."""
+        `kgmem.store.schema.rebuild_search_indexes`), and move the entities of owned
+        conversations stored per conversation into their owner's scope
+        (`kgmem.ingest.threads.share_entities`); returns the indexes rebuilt, and
+        ``owner_entities`` when entities were moved."""
         rebuilt = rebuild_search_indexes(self.store, self.embedder.dimension)
+        if share_entities(self.store)["conversations"]:
+            rebuilt.append("owner_entities")
         self._schema_ready = True
         self._indexes_online = True  # rebuild waits until they are online
         self._contexts.clear()
@@ -459,6 +464,8 @@ class Memory:
                 "one owner (write under that owner, or to another conversation id)",
                 conversation_id=conversation_id,
             )
+        if rows and rows[0]["before"] is None:  # entities it already holds become the owner's
+            share_entities(self.store, conversation_id)
         self._invalidate_owner(owner)
 
     def _invalidate_owner(self, owner: str) -> None:

@@ -46,6 +46,8 @@ __all__ = [
     "owner_links",
     "owner_turns",
     "rescope",
+    "share_entities",
+    "unshared",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -260,3 +262,40 @@ class OwnerThreads:
             return len(links)
 
         return self.store.transaction(work)
+
+
+def unshared(store: Store, conversation_id: str | None = None) -> list[dict[str, Any]]:
+    """Owned conversations whose entities are still their own (stored before an owner's threads
+    shared entities, or before an ownerless conversation was claimed): ``{"conversation_id",
+    "owner", "entities"}`` rows (only ``conversation_id``'s, when given)."""
+    return store.read("read/unshared_owner_entities", conversation_id=conversation_id)
+
+
+def share_entities(store: Store, conversation_id: str | None = None) -> dict[str, int]:
+    """Move the entities of owned conversations into their owners' scopes
+    (``write/share_entities``, one transaction per conversation under its lock), then write
+    each owner's supersession links again over all its threads. Keeps all data; idempotent.
+
+    Args:
+        conversation_id: only this conversation (None: every conversation `unshared` lists).
+
+    Returns:
+        ``{"conversations": n, "entities": n}`` moved.
+    """
+    rows = unshared(store, conversation_id)
+    moved = 0
+    for row in rows:
+        cid, owner = str(row["conversation_id"]), str(row["owner"])
+
+        def work(tx: Transaction, cid: str = cid, owner: str = owner) -> int:
+            tx.run("write/lock_conversation", conversation_id=cid)
+            done = tx.run(
+                "write/share_entities", conversation_id=cid, scope=entity_scope(cid, owner)
+            )
+            return int(done[0]["entities"]) if done else 0
+
+        moved += store.transaction(work)
+    threads = OwnerThreads(store)
+    for owner in sorted({str(r["owner"]) for r in rows}):
+        threads.supersede(owner)
+    return {"conversations": len(rows), "entities": moved}

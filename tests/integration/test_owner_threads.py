@@ -21,6 +21,7 @@ import pytest
 
 from kgmem import Memory
 from kgmem.errors import ConversationNotFound
+from kgmem.ingest.threads import share_entities, unshared
 
 WHEN = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 THREAD_A = (
@@ -179,3 +180,39 @@ def test_a_document_is_no_person(memory: Memory, owner: str) -> None:
         c=report.conversation_id,
     )
     assert report.name not in {r["name"] for r in persons}
+
+
+def test_older_per_conversation_entities_move_into_the_owner_scope(
+    memory: Memory, owner: str
+) -> None:
+    legacy, late = f"{owner}-legacy", f"{owner}-late"
+    _add(memory, legacy, THREAD_A, 0, None)
+    # a store of the older layout: an owned conversation holding entities of its own
+    memory.store.run_write(
+        lambda tx: tx.run(
+            "MATCH (c:Conversation {id: $c}) SET c.owner = $o", c=legacy, o=owner
+        ).consume()
+    )
+    assert [r["conversation_id"] for r in unshared(memory.store) if r["owner"] == owner] == [legacy]
+    before = memory.counts(legacy)["entities"]
+    moved = share_entities(memory.store, legacy)
+    assert moved == {"conversations": 1, "entities": before}
+    assert not unshared(memory.store, legacy)
+    entities = _entities(memory, owner)
+    assert len(entities) == before and all(e["scope"] == f"owner:{owner}" for e in entities)
+    subjects = _rows(
+        memory,
+        "MATCH (f:Fact {conversation_id: $c}) WHERE f.subject CONTAINS ':e:' "
+        "RETURN DISTINCT f.subject AS s",
+        c=legacy,
+    )
+    assert subjects and all(r["s"].startswith(f"owner:{owner}:e:") for r in subjects)
+    assert memory.current(legacy, "user", "live_in") is not None
+
+    # an ownerless conversation claimed by the owner shares its entities at once
+    _add(memory, late, THREAD_B[:2], 40, None)
+    assert memory.store.read("read/count_conversation", conversation_id=late)[0]["entities"]
+    _add(memory, late, (("user", "Lisbon is home now."),), 41, owner)
+    assert not unshared(memory.store, late)
+    lisbon = [e for e in _entities(memory, owner) if e["name"] == "Lisbon"]
+    assert len(lisbon) == 1
