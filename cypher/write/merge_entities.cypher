@@ -5,8 +5,10 @@
 // otherwise). A conversation's own entity takes the aliases written now; a shared entity keeps
 // which thread gave each alias (`alias_from`: '<thread>\t<alias>'), its aliases are the union
 // over its threads, and a thread's entry is replaced when that thread writes it again.
-// Writing a shared entity bumps the version of every conversation of the owner (their cached
-// entity names include it).
+// Only the writing conversation's version is bumped: bumping the owner's other threads would
+// take their write locks (the Conversation node is the lock) while holding this one's, in no
+// fixed order. An owner search sees the change (its version joins every thread's); a cached
+// one-thread context of another thread learns the new aliases at that thread's next write.
 // The MERGE key includes the scope (the unique constraint is on id alone): an id that another
 // conversation or owner already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node here.
@@ -31,9 +33,6 @@ SET e.alias_from = sources,
     e.aliases_text = CASE WHEN sources IS NULL THEN row.aliases_text
                           ELSE reduce(s = '', a IN aliases | s + CASE WHEN s = '' THEN '' ELSE ' ' END + a)
                      END
-WITH DISTINCT row.thread AS thread, row.owner AS owner
+WITH DISTINCT row.thread AS thread
 MERGE (c:Conversation {id: thread})
 SET c.version = randomUUID()
-WITH owner WHERE owner IS NOT NULL
-MATCH (o:Conversation {owner: owner})
-SET o.version = randomUUID()
