@@ -12,6 +12,7 @@ from kgmem.embed import Embedder
 from kgmem.errors import MalformedInput
 from kgmem.ingest.pipeline import FactSources, Ingestor
 from kgmem.ingest.requests import RequestPolicy
+from kgmem.ingest.threads import share_entities
 from kgmem.retrieve.chain import StoreFactSource
 from kgmem.retrieve.scope import check_owner, owner_scope_key
 from kgmem.roles import check_roles
@@ -58,8 +59,13 @@ class MemoryBase:
 
     def rebuild_schema(self) -> list[str]:
         """Replace search indexes of an older layout, keeping all data (see
-        `kgmem.store.schema.rebuild_search_indexes`); returns the indexes rebuilt."""
+        `kgmem.store.schema.rebuild_search_indexes`), and move the entities of owned
+        conversations stored per conversation into their owner's scope
+        (`kgmem.ingest.threads.share_entities`); returns the indexes rebuilt, and
+        ``owner_entities`` when entities were moved."""
         rebuilt = rebuild_search_indexes(self.store, self.embedder.dimension)
+        if share_entities(self.store)["conversations"]:
+            rebuilt.append("owner_entities")
         self._schema_ready = True
         self._indexes_online = True  # rebuild waits until they are online
         self._contexts.clear()
@@ -140,6 +146,8 @@ class MemoryBase:
                 "one owner (write under that owner, or to another conversation id)",
                 conversation_id=conversation_id,
             )
+        if rows and rows[0]["before"] is None:  # entities it already holds become the owner's
+            share_entities(self.store, conversation_id)
         self._invalidate_owner(owner)
 
     def _invalidate_owner(self, owner: str) -> None:

@@ -126,8 +126,9 @@ class MemoryFacts(MemoryBase):
             history: add superseded values (``current`` False, ``valid_to`` set).
             owner: the owner (docs/scopes-and-filters.md): alone, the profile gathers the
                 entity's values from all of the owner's conversations (each value names its
-                ``conversation_id``; which value is current is decided per conversation); with
-                ``conversation_id``, the owner that conversation must have.
+                ``conversation_id``; which value is current is decided across the owner's
+                threads, `kgmem.ingest.threads`); with ``conversation_id``, the owner that
+                conversation must have.
 
         Returns:
             attribute id → value dicts in arrival order: ``value``, ``value_type``, ``thing``,

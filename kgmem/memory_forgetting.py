@@ -11,6 +11,7 @@ from typing import Any
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.requests import topic_request
+from kgmem.ingest.threads import OwnerThreads
 from kgmem.memory_base import MemoryBase
 from kgmem.models import TurnRecord
 from kgmem.retrieve.scope import check_owner
@@ -29,10 +30,13 @@ class MemoryForgetting(MemoryBase):
             counts deleted per label. Raises `ConversationNotFound` if it holds nothing.
         """
         self._invalidate(conversation_id)
+        owner = self.owner_of(conversation_id)
         rows = self.store.write("write/forget_conversation", conversation_id=conversation_id)
         counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
         if not any(counts.values()):
             raise ConversationNotFound(conversation_id)
+        if owner is not None:  # a value this thread superseded in another is current again
+            OwnerThreads(self.store).supersede(owner)
         return counts
 
     def forget_owner(self, owner: str) -> dict[str, int]:

@@ -118,13 +118,16 @@ class TimeInterval(_Record):
 
 
 class EntityRecord(_Record):
-    """A canonical typed entity, scoped to one conversation (``id`` embeds the conversation)."""
+    """A canonical typed entity, scoped to one conversation (``id`` embeds the conversation), or
+    with ``owner`` to all of that owner's conversations (``id`` embeds ``owner:<owner>``, and
+    ``conversation_id`` is the thread that wrote it; `kgmem.ingest.threads`)."""
 
     id: str
     conversation_id: str
     name: str
     type: EntityType
     aliases: tuple[str, ...] = ()
+    owner: str | None = None
 
 
 class FactRecord(_Record):

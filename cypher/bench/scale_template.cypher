@@ -26,9 +26,20 @@ CALL () {
          AS facts
 }
 CALL () {
-  MATCH (e:Entity {conversation_id: $conversation_id})
+  // its own entities, and the owner's shared entities it uses (kgmem.ingest.threads)
+  CALL () {
+    MATCH (e:Entity {conversation_id: $conversation_id}) RETURN e
+    UNION
+    MATCH (:Turn {conversation_id: $conversation_id})-[:MENTIONS]->(e:Entity)
+    WHERE e.owner IS NOT NULL
+    RETURN e
+    UNION
+    MATCH (:Fact {conversation_id: $conversation_id})-[:ABOUT]->(e:Entity)
+    WHERE e.owner IS NOT NULL
+    RETURN e
+  }
   WITH e ORDER BY e.id
-  RETURN collect(e {.id, .name, .type, aliases: coalesce(e.aliases, [])}) AS entities
+  RETURN collect(e {.id, .name, .type, .owner, aliases: coalesce(e.aliases, [])}) AS entities
 }
 CALL () {
   MATCH (t:Turn {conversation_id: $conversation_id})-[:MENTIONS]->(e:Entity)

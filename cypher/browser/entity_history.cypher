@@ -2,7 +2,13 @@
 // $name matches the canonical name or an alias, case-insensitively.
 // :param conversation_id => 'conv-26'
 // :param name => 'Caroline'
-MATCH (e:Entity {conversation_id: $conversation_id})
+OPTIONAL MATCH (c:Conversation {id: $conversation_id})
+CALL (c) {
+  MATCH (e:Entity {conversation_id: $conversation_id}) RETURN e
+  UNION
+  MATCH (e:Entity {owner: c.owner}) RETURN e
+}
+WITH e
 WHERE toLower(e.name) = toLower($name)
    OR any(alias IN coalesce(e.aliases, []) WHERE toLower(alias) = toLower($name))
 MATCH about = (f:Fact)-[:ABOUT]->(e)

@@ -1,6 +1,7 @@
 // What the planner needs to know about a conversation — its speakers (first to speak first) with
 // the roles stored on their turns (`kgmem.roles`; a speaker without one has an empty list), its
-// canonical entities (names and aliases, for resolving names in questions) and its latest
+// canonical entities (names and aliases, for resolving names in questions; in an owned
+// conversation also the owner's shared entities, kgmem.ingest.threads) and its latest
 // timestamp ("now"), its session numbers and its owner ('' for none; the search filters of
 // read/linked_read need all of them) — but only when the caller's cached copy is stale: `version` is the
 // Conversation node's write version (a fresh UUID after every turn or entity write); when it
@@ -10,7 +11,7 @@
 // :param known_version => null
 OPTIONAL MATCH (c:Conversation {id: $conversation_id})
 WITH c.version AS version, coalesce(c.owner, '') AS owner
-CALL (version) {
+CALL (version, owner) {
   WITH version WHERE version IS NOT NULL AND version = $known_version
   RETURN null AS speakers, null AS roles, null AS latest, null AS entities, null AS sessions,
          false AS changed
@@ -27,8 +28,12 @@ CALL (version) {
     WITH max(t.observed_at) AS latest, collect(DISTINCT t.session) AS sessions
     RETURN latest, sessions
   }
-  CALL () {
-    MATCH (e:Entity {conversation_id: $conversation_id})
+  CALL (owner) {
+    CALL (owner) {
+      MATCH (e:Entity {conversation_id: $conversation_id}) RETURN e
+      UNION
+      MATCH (e:Entity {owner: owner}) RETURN e
+    }
     RETURN collect({id: e.id, name: e.name, type: e.type,
                     aliases: coalesce(e.aliases, [])}) AS entities
   }

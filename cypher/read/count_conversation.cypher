@@ -13,7 +13,19 @@ CALL {
   MATCH (f:Fact {conversation_id: $conversation_id})-[r:CITES]->() RETURN count(r) AS cites
 }
 CALL {
-  MATCH (e:Entity {conversation_id: $conversation_id}) RETURN count(e) AS entities
+  // its own entities, and the owner's shared entities its turns or facts use
+  CALL {
+    MATCH (e:Entity {conversation_id: $conversation_id}) RETURN e
+    UNION
+    MATCH (:Turn {conversation_id: $conversation_id})-[:MENTIONS]->(e:Entity)
+    WHERE e.owner IS NOT NULL
+    RETURN e
+    UNION
+    MATCH (:Fact {conversation_id: $conversation_id})-[:ABOUT]->(e:Entity)
+    WHERE e.owner IS NOT NULL
+    RETURN e
+  }
+  RETURN count(e) AS entities
 }
 CALL {
   MATCH (e:Event {conversation_id: $conversation_id}) RETURN count(e) AS events

@@ -28,7 +28,11 @@ CALL (version, ids) {
     RETURN latest, sessions
   }
   CALL (ids) {
-    MATCH (e:Entity) WHERE e.conversation_id IN ids
+    CALL (ids) {
+      MATCH (e:Entity) WHERE e.conversation_id IN ids RETURN e
+      UNION
+      MATCH (e:Entity {owner: $owner}) RETURN e
+    }
     RETURN collect({id: e.id, name: e.name, type: e.type,
                     aliases: coalesce(e.aliases, [])}) AS entities
   }

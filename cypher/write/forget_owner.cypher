@@ -1,6 +1,6 @@
 // Remove everything of one owner in one transaction: every conversation it owns, as
 // write/forget_conversation removes one (turns, sessions, facts, events, the entities nothing
-// else uses, the Conversation nodes, forgotten-turn ids and memory-request records). Returns
+// else uses and the owner's shared entities, the Conversation nodes, forgotten-turn ids and memory-request records). Returns
 // what was deleted; `conversations` = how many conversations the owner had.
 // :param owner => 'alice'
 MATCH (c:Conversation {owner: $owner})
@@ -19,7 +19,10 @@ CALL (ids) {
 }
 CALL (ids) {
   MATCH (e:Entity) WHERE e.conversation_id IN ids AND NOT EXISTS { (e)<-[:ABOUT|MENTIONS]-() }
-  DETACH DELETE e RETURN count(*) AS entities
+  DETACH DELETE e RETURN count(*) AS own
+}
+CALL () {
+  MATCH (e:Entity {owner: $owner}) DETACH DELETE e RETURN count(*) AS shared
 }
 CALL (ids) {
   MATCH (g:ForgottenTurn) WHERE g.conversation_id IN ids DELETE g RETURN count(*) AS forgotten
@@ -30,4 +33,4 @@ CALL (ids) {
 CALL (ids) {
   MATCH (c:Conversation) WHERE c.id IN ids DETACH DELETE c RETURN count(*) AS conversations
 }
-RETURN turns, facts, events, sessions, entities, conversations
+RETURN turns, facts, events, sessions, own + shared AS entities, conversations

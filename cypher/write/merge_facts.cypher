@@ -8,7 +8,8 @@
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
-// CITES and ABOUT only reach turns and entities of the fact's own conversation.
+// CITES only reach turns of the fact's own conversation; ABOUT reaches entities of its own
+// conversation or, in an owned conversation, the owner's shared entities (kgmem.ingest.threads).
 // `owner` and the owner's token in `tk` come from the Conversation (see write/merge_turns).
 UNWIND $rows AS row
 OPTIONAL MATCH (owned:Conversation {id: row.conversation_id})
@@ -51,7 +52,8 @@ CALL {
 CALL {
   WITH f, row
   UNWIND row.about AS link
-  MATCH (e:Entity {id: link.entity_id, conversation_id: row.conversation_id})
+  MATCH (e:Entity {id: link.entity_id})
+  WHERE e.conversation_id = row.conversation_id OR (f.owner <> '' AND e.owner = f.owner)
   MERGE (f)-[a:ABOUT {role: link.role}]->(e)
   RETURN count(*) AS linked
 }

@@ -6,6 +6,7 @@ import click
 from rich.table import Table
 
 from kgmem.cli._common import console, dump_json, memory_from
+from kgmem.ingest.threads import unshared
 
 
 @click.group()
@@ -25,17 +26,28 @@ def schema_apply(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
     """Create every missing constraint and index (idempotent).
 
     Refuses to mix layouts: a vector index of another dimension, or a search index of an older
-    layout (no tenant filter inside the index), is an error that says what to do.
+    layout (no tenant filter inside the index), is an error that says what to do. Owned
+    conversations whose entities are still their own (stored before an owner's threads shared
+    entities) are reported; --rebuild moves them into the owner's scope.
     """
     with memory_from(ctx) as memory:
         rebuilt = memory.rebuild_schema() if rebuild else []
         names = memory.apply_schema()
+        outdated = unshared(memory.store)
     if as_json:
-        click.echo(dump_json({"applied": names, "rebuilt": rebuilt}))
+        click.echo(
+            dump_json({"applied": names, "rebuilt": rebuilt, "unshared_entities": len(outdated)})
+        )
     else:
         if rebuilt:
             console.print(f"rebuilt: {', '.join(rebuilt)}")
         console.print(f"schema applied: {len(names)} statements (constraints, vector, fulltext)")
+        if outdated:
+            console.print(
+                f"{len(outdated)} owned conversations keep entities of the older "
+                "per-conversation layout (an owner's threads now share entities): run "
+                "`kgmem schema apply --rebuild` once to move them (data is kept)."
+            )
 
 
 @click.command()

@@ -76,11 +76,15 @@ class Forgetting(IngestorBase):
             }
             counts = tx.run("write/forget_turns", conversation_id=cid, turn_ids=gone)[0]
             tx.run("write/clear_derived", conversation_id=cid)
+            owner = self.threads.owner(cid, tx)
+            if owner is not None:  # the owner's shared entities this thread no longer uses
+                tx.run("write/release_entities", conversation_id=cid, owner=owner)
 
             kept = [turn_from_row(cid, row) for row in rows if row["id"] not in gone_set]
             rederived = self._rederive(
                 tx,
                 cid,
+                owner=owner,
                 kept=kept,
                 given=given,
                 old_vectors=old_vectors,
@@ -93,13 +97,17 @@ class Forgetting(IngestorBase):
                 "rederived_facts": rederived,
             }
 
-        return self.store.transaction(work)
+        done = self.store.transaction(work)
+        if done["turns"]:
+            self._supersede_owner(cid)
+        return done
 
     def _rederive(
         self,
         tx: Transaction,
         cid: str,
         *,
+        owner: str | None,
         kept: Sequence[TurnRecord],
         given: Sequence[FactRecord],
         old_vectors: Mapping[tuple[str, str], Any],
@@ -110,6 +118,7 @@ class Forgetting(IngestorBase):
         again from the ``kept`` turns and the ``given`` (not extracted) facts, and write them with
         the ``NEXT`` ``bridges``. An extracted fact whose id and text were stored keeps its old
         vector (``old_vectors``). Only when the conversation had derived data (``derived``).
+        With ``owner``, the entities are the owner's shared ones (`kgmem.ingest.threads`).
 
         Returns:
             the number of extracted facts derived again.
@@ -119,7 +128,7 @@ class Forgetting(IngestorBase):
         mentions: list[tuple[str, str]] = []
         if derived and self.extractor is not None and kept:
             speakers = list(dict.fromkeys(t.speaker for t in kept))
-            extraction = self._extract(cid, kept, speakers)
+            extraction = self._extract(cid, kept, speakers, owner)
             extracted, entities, mentions = (
                 extraction.facts,
                 extraction.entities,

@@ -11,8 +11,10 @@ from kgmem.ingest.extract import Extraction, FactExtractor
 from kgmem.ingest.nlp import DEFAULT_PIPELINE
 from kgmem.ingest.own_facts import own_facts
 from kgmem.ingest.requests import RequestPolicy
+from kgmem.ingest.threads import OwnerThreads, drop_document_persons, rescope
 from kgmem.ingest.writer import GraphWriter
 from kgmem.models import TurnRecord
+from kgmem.roles import DOCUMENT
 from kgmem.store import Store
 
 __all__ = ["IngestorBase"]
@@ -38,12 +40,29 @@ class IngestorBase:
         self.writer = GraphWriter(store)
         self.policy = requests if requests is not None else RequestPolicy()
         self.spacy_model = spacy_model
+        self.threads = OwnerThreads(store)
 
     def _extract(
-        self, cid: str, turns: Sequence[TurnRecord], speakers: Sequence[str]
+        self,
+        cid: str,
+        turns: Sequence[TurnRecord],
+        speakers: Sequence[str],
+        owner: str | None = None,
     ) -> Extraction:
-        """The extractor's output over ``turns``, keeping only facts the turns may state."""
+        """The extractor's output over ``turns``, keeping only facts the turns may state; a
+        document's name is no person; with ``owner``, the entities are the owner's shared ones
+        (`kgmem.ingest.threads`)."""
         assert self.extractor is not None
+        documents = {t.speaker for t in turns if t.role == DOCUMENT}
+        speakers = [s for s in speakers if s not in documents]
         kept = own_facts(self.extractor.extract(cid, turns, speakers), turns)
+        kept = rescope(drop_document_persons(kept, documents), cid, owner)
         facts = assign_attributes(kept.facts, self.embedder.encode)  # attribute values
         return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
+
+    def _supersede_owner(self, cid: str) -> None:
+        """In an owned conversation, the owner's current values over all its threads
+        (`kgmem.ingest.threads.OwnerThreads.supersede`); nothing without an owner."""
+        owner = self.threads.owner(cid)
+        if owner is not None:
+            self.threads.supersede(owner)

@@ -101,7 +101,7 @@ class Ingestor(RequestSteps):
         clock = time.perf_counter()
         prior = self._prior(cid)
         given_turns = conversation.turns
-        plan = self.plan(given_turns, prior=prior)
+        plan = self.plan(given_turns, prior=prior, conversation_id=cid)
         drop = plan.removed | plan.withheld | prior
         if plan or drop:
             conversation = _without(conversation, plan, drop)
@@ -162,6 +162,7 @@ class Ingestor(RequestSteps):
         report.events = len(events)
         if plan or drop:
             self._apply(cid, plan, given_turns, report)
+        self._supersede_owner(cid)
         return report
 
     def _facts_of(
@@ -185,7 +186,9 @@ class Ingestor(RequestSteps):
                 for n, f in enumerate(conversation.facts)
             )
         if facts in ("extracted", "both") and self.extractor is not None:
-            extraction = self._extract(cid, conversation.turns, conversation.speakers)
+            extraction = self._extract(
+                cid, conversation.turns, conversation.speakers, self.threads.owner(cid)
+            )
             records.extend(extraction.facts)
             entities.extend(extraction.entities)
             mentions.extend(extraction.mentions)
@@ -251,10 +254,16 @@ class Ingestor(RequestSteps):
         if asked or withheld.outcomes:
             rows = self.store.read("read/conversation_turns", conversation_id=cid)
             stored = [turn_from_row(cid, row) for row in rows]
-            plan = self.plan(stored, prior=self._prior(cid)) if asked else RequestPlan()
+            plan = (
+                self.plan(stored, prior=self._prior(cid), conversation_id=cid)
+                if asked
+                else RequestPlan()
+            )
             plan.outcomes.extend(withheld.outcomes)
             plan.withheld |= withheld.withheld
             self._apply(cid, plan, stored, report)
+        if report.turns_written:
+            self._supersede_owner(cid)
         if progress is not None:
             progress("turns", report.turns_written, report.turns_written)
         return report
@@ -280,7 +289,7 @@ class Ingestor(RequestSteps):
         entities: list[EntityRecord] = []
         mentions: list[tuple[str, str]] = []
         if self.extractor is not None:
-            extraction = self._extract(cid, records, speakers)
+            extraction = self._extract(cid, records, speakers, self.threads.owner(cid, tx))
             facts, entities, mentions = (
                 extraction.facts,
                 extraction.entities,

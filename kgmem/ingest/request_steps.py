@@ -5,6 +5,7 @@ rules; docs/roles-and-requests.md)."""
 from __future__ import annotations
 
 import uuid
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -23,6 +24,8 @@ from kgmem.ingest.requests import (
     may_request,
     plan_requests,
 )
+from kgmem.ingest.stored import turn_from_row
+from kgmem.ingest.threads import conversation_of, owner_turns
 from kgmem.models import TurnRecord
 from kgmem.store import Transaction
 
@@ -34,7 +37,11 @@ class RequestSteps(Forgetting):
     the turns it removes, so these steps build on `Forgetting`)."""
 
     def _prior(self, cid: str) -> set[str]:
-        """Turn ids that stored requests removed or withheld (re-applied on every ingest)."""
+        """Turn ids that stored requests removed or withheld (re-applied on every ingest); in
+        an owned conversation, those of every thread of the owner."""
+        owner = self.threads.owner(cid)
+        if owner is not None:
+            return self.threads.gone(owner)
         rows = self.store.read("read/memory_requests", conversation_id=cid)
         return {i for row in rows if row["status"] in ("applied", "withheld") for i in row["gone"]}
 
@@ -44,21 +51,41 @@ class RequestSteps(Forgetting):
         *,
         prior: set[str],
         explicit: ParsedRequest | None = None,
+        conversation_id: str | None = None,
     ) -> RequestPlan:
-        """The `kgmem.ingest.requests.RequestPlan` of ``turns`` under this ingestor's policy."""
+        """The `kgmem.ingest.requests.RequestPlan` of ``turns`` under this ingestor's policy.
+
+        With ``conversation_id`` of an owned conversation, its requests match the earlier
+        turns (by observed time) of every thread of the owner (`kgmem.ingest.threads`); each
+        outcome keeps its position in its own thread.
+        """
         if not turns or not (self.policy.enabled or explicit is not None):
             return RequestPlan()
         policy = self.policy
         if explicit is not None and not policy.enabled:
             policy = RequestPolicy(True, policy.roles, policy.max_turns, policy.similarity)
-        return plan_requests(
-            turns,
+        owner = self.threads.owner(conversation_id) if conversation_id is not None else None
+        others = (
+            [
+                turn_from_row(row["conversation_id"], row)
+                for row in self.threads.other_turn_rows(owner, conversation_id)
+            ]
+            if owner is not None and conversation_id is not None and explicit is None
+            else []
+        )
+        merged, local = owner_turns(turns, others) if others else (list(turns), {})
+        plan = plan_requests(
+            merged,
             policy=policy,
             nlp=load_pipeline(self.spacy_model),
             embed=self.embedder.encode,
             prior=prior,
             explicit=explicit,
+            scan=set(local) if others else None,
         )
+        if others:
+            plan.outcomes = [replace(o, index=local.get(o.turn_id, o.index)) for o in plan.outcomes]
+        return plan
 
     def record_requests(self, cid: str, plan: RequestPlan, turns: Sequence[TurnRecord]) -> None:
         """Write the plan's audit records (ids, kinds, statuses, counts: never text), and remember
@@ -81,7 +108,8 @@ class RequestSteps(Forgetting):
             }
             for o in plan.outcomes
         ]
-        gone = sorted(plan.removed | plan.withheld)
+        # turns of the owner's other threads were forgotten in their own threads (`_apply`)
+        gone = sorted(i for i in plan.removed | plan.withheld if conversation_of(i) == cid)
 
         def work(tx: Transaction) -> None:
             tx.run("write/lock_conversation", conversation_id=cid)
@@ -96,20 +124,21 @@ class RequestSteps(Forgetting):
     def _apply(
         self, cid: str, plan: RequestPlan, turns: Sequence[TurnRecord], report: IngestReport
     ) -> None:
-        """Forget what the plan removes that is stored, audit it, and fill the report."""
+        """Forget what the plan removes that is stored (in its own thread, for a request that
+        spans an owner's threads), audit it, and fill the report."""
         gone = plan.removed | plan.withheld
-        stored = (
-            {
+        by_thread: dict[str, list[str]] = defaultdict(list)
+        for turn_id in sorted(gone):
+            by_thread[conversation_of(turn_id)].append(turn_id)
+        for thread, ids in sorted(by_thread.items(), key=lambda kv: (kv[0] != cid, kv[0])):
+            stored = {
                 r["id"]
                 for r in self.store.read(
-                    "read/existing_turn_ids", conversation_id=cid, turn_ids=sorted(gone)
+                    "read/existing_turn_ids", conversation_id=thread, turn_ids=ids
                 )
             }
-            if gone
-            else set()
-        )
-        if stored:
-            self.forget_turns(cid, sorted(stored))
+            if stored:
+                self.forget_turns(thread, sorted(stored))
         self.record_requests(cid, plan, turns)
         report.requests = [
             {

@@ -29,7 +29,7 @@ write path (`kgmem.ingest.pipeline.Ingestor`) applies.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -158,6 +158,7 @@ def plan_requests(
     embed: Embed,
     prior: Iterable[str] = (),
     explicit: ParsedRequest | None = None,
+    scan: Collection[str] | None = None,
 ) -> RequestPlan:
     """Find a conversation's memory requests and decide what each removes (pure).
 
@@ -171,6 +172,8 @@ def plan_requests(
         explicit: a ``forget_about`` request made outside the conversation: matched against
             every turn of the user (any turn when no turn has a role); the conversation's own
             requests are then not looked for.
+        scan: the ids of the turns whose requests are looked for (default all): the turns of
+            an owner's other threads are matched by a request but were planned already.
 
     Returns:
         the plan; empty when nothing is requested.
@@ -179,7 +182,7 @@ def plan_requests(
     gone = set(prior)
     if not policy.enabled or not turns:
         return plan
-    requests = _find_requests(turns, policy, nlp, gone, explicit)
+    requests = _find_requests(turns, policy, nlp, gone, explicit, scan)
     if not requests:
         return plan
     run = _Planning(turns, policy, nlp, embed, plan, gone, requests)
@@ -202,6 +205,7 @@ def _find_requests(
     nlp: Language,
     gone: set[str],
     explicit: ParsedRequest | None,
+    scan: Collection[str] | None = None,
 ) -> list[tuple[TurnRecord, ParsedRequest]]:
     """The requests to apply, in order: the explicit one alone when given, else those of the
     turns of a requesting role, looked for only in a chat that has an assistant."""
@@ -210,7 +214,11 @@ def _find_requests(
         requests.append((_ExplicitTurn.make(turns), explicit))
     elif "assistant" in {t.role for t in turns}:
         for turn in turns:
-            if turn.role in policy.roles and turn.id not in gone:
+            if (
+                turn.role in policy.roles
+                and turn.id not in gone
+                and (scan is None or turn.id in scan)
+            ):
                 parsed = detect(turn.text, nlp)
                 if parsed is not None:
                     requests.append((turn, parsed))

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from kgmem.models import EntityRecord, EventRecord, FactRecord, SessionRecord, TurnRecord
 from kgmem.store import Store, Transaction
-from kgmem.store.tenant import tenant_token
+from kgmem.store.tenant import entity_scope, tenant_token
 
 __all__ = [
     "BulkWriter",
@@ -94,10 +94,16 @@ def next_rows(ordered_ids: Sequence[str]) -> list[Row]:
 
 
 def entity_rows(entities: Iterable[EntityRecord]) -> list[Row]:
+    """Rows of ``write/merge_entities``: ``scope`` is the node's ``conversation_id`` (the
+    conversation, or ``owner:<owner>`` for an owner's shared entity; `kgmem.ingest.threads`),
+    ``thread`` the conversation writing it."""
     return [
         {
             "id": e.id,
             "conversation_id": e.conversation_id,
+            "scope": entity_scope(e.conversation_id, e.owner),
+            "thread": e.conversation_id,
+            "owner": e.owner,
             "name": e.name,
             "type": e.type,
             "aliases": list(e.aliases),

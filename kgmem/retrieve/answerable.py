@@ -384,8 +384,9 @@ def asker_persons(
 ) -> list[tuple[str, str]]:
     """``(entity id, name)`` of the speakers the question names ("my", "the user", a name)
     that ``persons`` lacks: a speaker is a person entity of the conversation
-    (`kgmem.ingest.entities.EntityResolver` ids), so "What is my passport number?" is checked
-    against the user's own facts."""
+    (`kgmem.ingest.entities.EntityResolver` ids; ``conversation_id`` is the entity scope, the
+    owner's ``owner:<owner>`` in an owned conversation: `kgmem.store.tenant.entity_scope`),
+    so "What is my passport number?" is checked against the user's own facts."""
     have = {surface.casefold() for _, surface in persons}
     out = []
     for speaker in question.speakers:

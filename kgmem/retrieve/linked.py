@@ -48,6 +48,7 @@ from kgmem.retrieve.retriever import Ranking, Request, Retriever
 from kgmem.retrieve.scope import Bounds, Scope
 from kgmem.retrieve.score import Candidate, TimeWindow, merge_candidates, score_candidates
 from kgmem.store import Store
+from kgmem.store.tenant import entity_scope
 
 __all__ = ["LinkedRetriever", "read_scope", "speaker_gap", "strip_names"]
 
@@ -181,7 +182,11 @@ class LinkedRetriever(Retriever):
             cfg,
             speakers=context.speakers,
             current_entity_ids=_current_ids(
-                qplan, context.conversation_ids or (request.conversation_id,)
+                qplan,
+                [
+                    entity_scope(cid, context.owner or None)
+                    for cid in context.conversation_ids or (request.conversation_id,)
+                ],
             ),
             as_of=request.as_of,
             scope=read_scope(request, context),
@@ -340,7 +345,7 @@ class LinkedRetriever(Retriever):
         persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
         named = list(persons)
         for cid in context.conversation_ids or (conversation_id,):  # an owner: every thread's
-            persons += asker_persons(cid, qplan.reading, named)
+            persons += asker_persons(entity_scope(cid, context.owner or None), qplan.reading, named)
         support = context.support.get(as_of)
         if support is None and persons:
             rows = self.store.read(
@@ -424,7 +429,8 @@ def _asker(request: Request, context: ConversationContext) -> str | None:
 def _current_ids(qplan: QueryPlan, conversation_ids: Sequence[str]) -> list[str]:
     """The entities whose keyed facts current-value resolution needs (none without a state):
     the resolved entities and the speakers the question names ("my flight": the asker), in
-    each conversation searched (one, or every thread of an owner)."""
+    each entity scope searched (``conversation_ids``: one conversation, or the owner's shared
+    scope, `kgmem.store.tenant.entity_scope`)."""
     ask = qplan.reading.ask
     if qplan.state is None and (ask is None or not ask.explicit):
         return []  # an explicitly asked attribute ("what's my phone number") has a value now

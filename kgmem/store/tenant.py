@@ -23,7 +23,26 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["lucene_escape", "owner_token", "scope_query", "tenant_query", "tenant_token"]
+__all__ = [
+    "OWNER_SCOPE",
+    "entity_scope",
+    "lucene_escape",
+    "owner_token",
+    "scope_query",
+    "tenant_query",
+    "tenant_token",
+]
+
+OWNER_SCOPE = "owner:"
+"""Prefix of an owner's entity scope (`entity_scope`)."""
+
+
+def entity_scope(conversation_id: str, owner: str | None) -> str:
+    """The scope an entity of ``conversation_id`` lives in (its node's ``conversation_id`` and
+    its id's prefix): ``owner:<owner>`` for an owned conversation, whose entities all of the
+    owner's threads share (`kgmem.ingest.threads`), else the conversation id itself. A
+    conversation id never holds ``:``, so a scope never equals one."""
+    return f"{OWNER_SCOPE}{owner}" if owner else conversation_id
 
 
 def _token(text: str) -> str:

@@ -31,6 +31,7 @@ from kgmem.models import (
     TurnRecord,
 )
 from kgmem.store import Store
+from kgmem.store.tenant import entity_scope
 
 __all__ = [
     "PREFIX",
@@ -105,7 +106,9 @@ def read_template(store: Store, conversation_id: str) -> Template:
     Raises:
         ConfigError: the conversation holds no turns with embeddings.
     """
-    row = store.read("bench/scale_template", conversation_id=conversation_id)[0]
+    row = _own_entities(
+        store.read("bench/scale_template", conversation_id=conversation_id)[0], conversation_id
+    )
     turns = [t for t in row["turns"] if t["embedding"] is not None]
     if not turns:
         raise ConfigError(f"conversation {conversation_id!r} holds no embedded turns")
@@ -124,6 +127,38 @@ def read_template(store: Store, conversation_id: str) -> Template:
         events=row["events"],
         supersedes=[(p[0], p[1]) for p in row["supersedes"]],
     )
+
+
+def _own_entities(row: dict[str, Any], cid: str) -> dict[str, Any]:
+    """The template with an owner's shared entities (`kgmem.ingest.threads`) renamed into the
+    conversation's own id form, so a copy gets entities of its own, as an ownerless
+    conversation's copy does."""
+    prefixes = {
+        f"{entity_scope(cid, e['owner'])}:e:" for e in row["entities"] if e.get("owner") is not None
+    }
+    if not prefixes:
+        return row
+
+    def own(value: Any) -> Any:
+        if isinstance(value, str):
+            for prefix in prefixes:
+                if value.startswith(prefix):
+                    return f"{cid}:e:" + value[len(prefix) :]
+        return value
+
+    facts = [
+        f
+        | {
+            "subject": own(f["subject"]),
+            "object": own(f["object"]),
+            "key": own(f["key"]),
+            "about": [a | {"entity_id": own(a["entity_id"])} for a in f["about"]],
+        }
+        for f in row["facts"]
+    ]
+    entities = [e | {"id": own(e["id"])} for e in row["entities"]]
+    mentions = [[m[0], own(m[1])] for m in row["mentions"]]
+    return row | {"facts": facts, "entities": entities, "mentions": mentions}
 
 
 # --- copies ---------------------------------------------------------------------------------
