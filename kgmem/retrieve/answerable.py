@@ -55,7 +55,7 @@ import snowballstemmer
 from kgmem.ingest.attributes import Attribute, vocabulary
 from kgmem.ingest.entities import slugify
 from kgmem.retrieve.asked import AskedAttribute
-from kgmem.retrieve.question import STOP_WORDS, Question
+from kgmem.retrieve.question import Question, stop_words
 from kgmem.retrieve.question import answer_terms as content_terms
 
 __all__ = [
@@ -363,14 +363,15 @@ a job title or by an employer."""
 
 def _attribute_words(attribute: Attribute) -> frozenset[str]:
     """Stems of the words that state an attribute (its nouns, predicates' content words,
-    value words and question words), without answerability's stop list."""
+    value words and question words), without the content stop list."""
     words = [
         w
         for phrase in (*attribute.nouns, *attribute.predicates, *attribute.values)
         for w in _WORD.findall(phrase)
     ]
     words += list(attribute.questions)
-    kept = [w for w in words if w.lower() not in STOP_WORDS and len(w) > 2]
+    stops = stop_words()
+    kept = [w for w in words if w.lower() not in stops and len(w) > 2]
     return frozenset(stems(kept))
 
 
