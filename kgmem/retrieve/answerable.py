@@ -28,10 +28,10 @@ Two features say who holds what the question asks:
   said by that speaker (without the speaker term);
 - the **holder gap** (fact side, `holder_gap`): among the facts closest to the question by
   embedding (``read/holder_facts``), the best cosine of a fact held by someone else minus the
-  best cosine of a fact held by a person the question names. A fact's holder is its subject
-  person, else the speaker of the turn it cites (an assistant's suggestion is the
-  assistant's). It compares facts with facts, so it does not depend on how long each
-  speaker's turns are.
+  best cosine of a fact held by a person the question names. A fact is held by the named
+  person when its subject or the speaker of the turn it cites is that person, else by its
+  subject or speaker (an assistant's suggestion is the assistant's). It compares facts with
+  facts, so it does not depend on how long each speaker's turns are.
 
 `decide`: the question is unanswerable when the speaker gap exceeds `SPEAKER_GAP_ALONE`, or
 when the fact rule above fires and the holder gap exceeds `HOLDER_GAP_WITH_FACTS` (what the
@@ -189,17 +189,20 @@ def holder_gap(
 ) -> float | None:
     """How much better someone else holds what the question asks than the persons it names.
 
+    A fact is held by the named persons when its subject or the speaker of the turn it cites
+    is one of them ("my twins start kindergarten", said by the user, is the user's); else by
+    its subject or speaker (an assistant's suggestion is the assistant's).
+
     Args:
         rows: ``read/holder_facts`` rows (``conversation_id``, ``subject``, ``speaker``,
             ``cosine``), the facts closest to the question, best first.
         ids: the person entity ids the question names.
-        person_of: ``(conversation id, speaker) -> person entity id`` (how a speaker's turns
-            name their holder: `asker_persons`' ids).
+        person_of: ``(conversation id, speaker) -> person entity id`` (`speaker_person`).
 
     Returns:
-        The best cosine of a fact held by anyone not in ``ids`` minus the best cosine of a fact
-        held by someone in ``ids`` (the lowest cosine read when none is), in [-2, 2]; None when
-        no fact held by anyone else is among ``rows``.
+        The best cosine of a fact held by someone else minus the best cosine of a fact held by
+        a named person, in [-2, 2]; a side holding none of ``rows`` counts the lowest cosine
+        read. None when no row has a holder.
     """
     own: float | None = None
     other: float | None = None
@@ -207,18 +210,19 @@ def holder_gap(
     for row in rows:
         cosine = float(row["cosine"])
         lowest = cosine if lowest is None else min(lowest, cosine)
-        holder = row.get("subject")
-        if not holder and row.get("speaker"):
-            holder = person_of(str(row["conversation_id"]), str(row["speaker"]))
-        if not holder:
-            continue
-        if holder in ids:
+        subject = str(row["subject"]) if row.get("subject") else None
+        speaker = (
+            person_of(str(row["conversation_id"]), str(row["speaker"]))
+            if row.get("speaker")
+            else None
+        )
+        if subject in ids or speaker in ids:
             own = cosine if own is None else max(own, cosine)
-        else:
+        elif subject or speaker:
             other = cosine if other is None else max(other, cosine)
-    if other is None or lowest is None:
+    if lowest is None or (own is None and other is None):
         return None
-    return round(other - (own if own is not None else lowest), 6)
+    return round((other if other is not None else lowest) - (own if own is not None else lowest), 6)
 
 
 @dataclass(frozen=True)
