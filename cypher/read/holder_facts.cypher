@@ -1,6 +1,6 @@
-// Who holds what the question asks (kgmem.retrieve.answerable.holder_gap): the $k asserted or
-// negated facts of the conversation(s) closest to the question embedding (the fact vector
-// index, filtered by owner and conversation inside it), each with the person entity it is
+// Who holds what the question asks (kgmem.retrieve.answerable.holder_gap): the $k facts of any
+// modality (a plan is its planner's too) of the conversation(s) closest to the question
+// embedding (the fact vector index, filtered by owner and conversation inside it), each with the person entity it is
 // about (null if none), the speaker of the turn it cites (the first by name, null if none)
 // and its cosine in [-1, 1]. Facts valid only after $as_of (if given) are
 // invisible, as in read/person_support.
@@ -16,8 +16,7 @@ MATCH (f:Fact)
                WHERE f.owner = $owner AND f.conversation_id IN $conversation_ids
                LIMIT 2 * $k) SCORE AS s
 WITH f, s
-WHERE coalesce(f.modality, 'asserted') IN ['asserted', 'negated']
-  AND ($as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of)
+WHERE $as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $as_of
 WITH f, s ORDER BY s DESC, f.id ASC LIMIT $k
 OPTIONAL MATCH (e:Entity {id: f.subject, type: 'person'})
 OPTIONAL MATCH (f)-[:ABOUT {role: 'subject'}]->(p:Entity {type: 'person'})
