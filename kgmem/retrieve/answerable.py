@@ -201,9 +201,8 @@ def holder_gap(
 
     Returns:
         The best cosine of a fact held by someone else minus the best cosine of a fact held by
-        a named person (the lowest cosine read when they hold none of ``rows``), in [-2, 2];
-        None when no one else holds any of ``rows`` (then nothing says someone else holds it
-        better, and the fact rule's verdict stands).
+        a named person, in [-2, 2]; a side holding none of ``rows`` counts the lowest cosine
+        read. None when no row has a holder.
     """
     own: float | None = None
     other: float | None = None
@@ -221,9 +220,9 @@ def holder_gap(
             own = cosine if own is None else max(own, cosine)
         elif subject or speaker:
             other = cosine if other is None else max(other, cosine)
-    if other is None or lowest is None:
+    if lowest is None or (own is None and other is None):
         return None
-    return round(other - (own if own is not None else lowest), 6)
+    return round((other if other is not None else lowest) - (own if own is not None else lowest), 6)
 
 
 @dataclass(frozen=True)

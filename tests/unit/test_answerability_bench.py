@@ -76,9 +76,9 @@ def test_holder_gap_compares_the_best_facts_of_the_named_and_of_anyone_else() ->
     # a fact the named person said is theirs, whatever its subject ("my twins start school")
     twins = "c:e:person:twins"
     assert holder_gap([_row(0.9, twins, "Ana"), _row(0.5, bo)], {ana}, speaker_person) == -0.4
-    # the named person holds nothing near the question: the lowest cosine read stands in
+    # a side holding nothing near the question counts the lowest cosine read
     assert holder_gap([_row(0.9, bo), _row(0.1)], {ana}, speaker_person) == 0.8
-    assert holder_gap([_row(0.9, ana), _row(0.2)], {ana}, speaker_person) is None  # no one else
+    assert holder_gap([_row(0.9, ana), _row(0.2)], {ana}, speaker_person) == -0.7
     assert holder_gap([_row(0.9)], {ana}, speaker_person) is None  # no holder at all
     assert holder_gap([], {ana}, speaker_person) is None
 
