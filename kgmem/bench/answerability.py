@@ -114,6 +114,7 @@ class Item:
             facts,
             float(gap) if gap is not None else None,
             float(held) if held is not None else None,
+            in_memory=bool(f.get("in_memory", True)),
             alone=rule.alone,
             with_facts=rule.with_facts,
         )

@@ -160,6 +160,7 @@ def decide(
     speaker_gap: float | None,
     holder_gap: float | None = None,
     *,
+    in_memory: bool = True,
     alone: float | None = SPEAKER_GAP_ALONE,
     with_facts: float | None = HOLDER_GAP_WITH_FACTS,
 ) -> bool:
@@ -173,6 +174,8 @@ def decide(
             question names no single speaker or either side has no candidate.
         holder_gap: `holder_gap`; None when no fact held by someone else is near the question
             (the fact rule's verdict then stands).
+        in_memory: whether some key term occurs in memory; when none does, the fact rule's
+            verdict stands whatever the holder gap (nothing of the question is there to hold).
         alone: a speaker gap above this is unanswerable by itself (None: never).
         with_facts: the fact rule's verdict needs a holder gap above this (None: no
             condition).
@@ -181,7 +184,7 @@ def decide(
         return True
     if not fact_rule:
         return False
-    return with_facts is None or holder_gap is None or holder_gap > with_facts
+    return not in_memory or with_facts is None or holder_gap is None or holder_gap > with_facts
 
 
 def holder_gap(

@@ -375,7 +375,7 @@ class LinkedRetriever(Retriever):
                 {entity_id for entity_id, _ in persons},
                 speaker_person,
             )
-        answerable = not decide(not decision.answerable, gap, held)
+        answerable = not decide(not decision.answerable, gap, held, in_memory=decision.in_memory)
         reason = decision.reason
         verdict = attribute_verdict(qplan.reading.ask, persons, support or Support((), frozenset()))
         if verdict is not None:  # the asked attribute decides where it has an opinion

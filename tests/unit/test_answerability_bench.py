@@ -53,6 +53,8 @@ def test_speaker_gap_decides_alone_and_the_holder_gap_conditions_the_fact_rule()
     assert decide(True, -0.5, -0.2, with_facts=0.0) is False  # the person's own facts match best
     assert decide(True, -0.5, 0.1, with_facts=0.0) is True  # someone else holds it better
     assert decide(True, None, None, with_facts=0.0) is True  # no one else's fact: facts decide
+    # no key term anywhere in memory: nothing is there to hold, the fact rule stands
+    assert decide(True, None, -0.5, in_memory=False, with_facts=0.0) is True
     assert decide(True, 0.0, -9.0, with_facts=None) is True
     gap_only = _item("a", True, 2, 2, gap=0.4)
     assert not gap_only.flagged(FACTS_ONLY) and gap_only.flagged(Rule(1, 0.5, 0.35, 0.0))
