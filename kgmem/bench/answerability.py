@@ -4,21 +4,24 @@ LoCoMo's category 5 (adversarial) questions have no answer in the conversation (
 al., ACL 2024); categories 1-4 have one. A positive is a question the read path marks
 ``answerable = False``; it is right on category 5 and wrong on 1-4. Each question contributes
 the rules' features (`kgmem.retrieve.answerable.unanswerable`: ``best_own``, ``best_other``,
-``asked``, ``in_memory``; `kgmem.retrieve.answerable.decide`: ``speaker_gap``), so the four
-constants (``margin``, ``own_share``, ``alone``, ``with_facts``) can be re-chosen without
-searching again.
+``asked``, ``in_memory``; `kgmem.retrieve.answerable.decide`: ``speaker_gap``, ``holder_gap``),
+so the four constants (``margin``, ``own_share``, ``alone``, ``with_facts``) can be re-chosen
+without searching again.
 
 `calibrate` reports three things:
 
 - ``shipped``: the shipped constants (`SWAP_MARGIN`, `MAX_OWN_SHARE`, `SPEAKER_GAP_ALONE`,
-  `SPEAKER_GAP_WITH_FACTS`) on all conversations;
+  `HOLDER_GAP_WITH_FACTS`) on all conversations;
 - ``in_sample``: the grid point chosen on all conversations, scored on them;
 - ``loco``: for each conversation, the grid point chosen on the *other* conversations, scored on
   it; the folds' counts are pooled (leave-one-conversation-out, the project's tuning rule).
 
-The choice rule: the highest recall among grid points whose precision is at least
-`TARGET_PRECISION` (a flag must usually be right), ties to the higher precision; when no
-point reaches it, the highest F1.
+The choice rule: the highest recall among grid points whose precision on the conversations
+they are chosen on is at least `CHOICE_PRECISION`, ties to the higher precision; when no point
+reaches it, the highest F1. `CHOICE_PRECISION` lies above the goal, `TARGET_PRECISION`: a rule
+chosen right at the goal lost 0.05 of precision on the held-out conversation of the dev split
+(0.80 in sample, 0.75 held out); with a choice margin of 0.08 the held-out precision stays above
+the goal (0.86 at recall 0.55; docs/attributes.md, "Answerability").
 """
 
 from __future__ import annotations
@@ -29,30 +32,41 @@ from itertools import product
 from typing import Any
 
 from kgmem.retrieve.answerable import (
+    HOLDER_GAP_WITH_FACTS,
     MAX_OWN_SHARE,
     SPEAKER_GAP_ALONE,
-    SPEAKER_GAP_WITH_FACTS,
     SWAP_MARGIN,
     decide,
     unanswerable,
 )
 
-__all__ = ["GRID", "SHIPPED", "TARGET_PRECISION", "Item", "Rule", "calibrate", "score"]
+__all__ = [
+    "CHOICE_PRECISION",
+    "GRID",
+    "SHIPPED",
+    "TARGET_PRECISION",
+    "Item",
+    "Rule",
+    "calibrate",
+    "score",
+]
 
 TARGET_PRECISION = 0.8
 """The goal for ``answerable = False`` on LoCoMo category 5: precision >= 0.8 (at recall >= 0.5)."""
+CHOICE_PRECISION = 0.88
+"""The precision a rule must reach where it is chosen (see the module docstring)."""
 
 
 @dataclass(frozen=True)
 class Rule:
     """The four constants of the answerability decision (`kgmem.retrieve.answerable`):
-    the fact rule's ``margin`` and ``own_share``; the speaker gap's ``alone`` and
-    ``with_facts`` thresholds (None: that part off / no condition)."""
+    the fact rule's ``margin`` and ``own_share``; the speaker gap's ``alone`` threshold and
+    the holder gap's ``with_facts`` threshold (None: that part off / no condition)."""
 
     margin: int = SWAP_MARGIN
     own_share: float = MAX_OWN_SHARE
     alone: float | None = SPEAKER_GAP_ALONE
-    with_facts: float | None = SPEAKER_GAP_WITH_FACTS
+    with_facts: float | None = HOLDER_GAP_WITH_FACTS
 
 
 SHIPPED = Rule()
@@ -62,7 +76,7 @@ GRID: tuple[Rule, ...] = tuple(
         (1, 2, 3),
         (0.0, 0.25, 0.34, 0.5, 0.67, 1.0),
         (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, None),
-        (None, -0.3, -0.2, -0.1, 0.0, 0.1),
+        (None, -0.15, -0.1, -0.05, 0.0, 0.05),
     )
 )
 """Rules searched by `calibrate` (756 points)."""
@@ -75,9 +89,9 @@ class Item:
     Attributes:
         conversation: the conversation id (the LOCO fold).
         adversarial: True for LoCoMo category 5.
-        features: ``best_own``, ``best_other``, ``asked``, ``in_memory``, ``speaker_gap`` (an
-            engine ``SearchResult.answerability`` dict; without ``asked`` the fact rule says
-            answerable, without ``speaker_gap`` the gap plays no part).
+        features: ``best_own``, ``best_other``, ``asked``, ``in_memory``, ``speaker_gap``,
+            ``holder_gap`` (an engine ``SearchResult.answerability`` dict; without ``asked``
+            the fact rule says answerable, a missing gap plays no part).
     """
 
     conversation: str
@@ -95,10 +109,12 @@ class Item:
             margin=rule.margin,
             own_share=rule.own_share,
         )
-        gap = f.get("speaker_gap")
+        gap, held = f.get("speaker_gap"), f.get("holder_gap")
         return decide(
             facts,
             float(gap) if gap is not None else None,
+            float(held) if held is not None else None,
+            in_memory=bool(f.get("in_memory", True)),
             alone=rule.alone,
             with_facts=rule.with_facts,
         )
@@ -138,7 +154,7 @@ def _rates(tp: int, fp: int, fn: int) -> dict[str, Any]:
 
 def _choose(items: Sequence[Item], grid: Sequence[Rule]) -> Rule:
     scored = [(rule, score(items, rule)) for rule in grid]
-    ok = [(r, s) for r, s in scored if s["precision"] >= TARGET_PRECISION and s["tp"]]
+    ok = [(r, s) for r, s in scored if s["precision"] >= CHOICE_PRECISION and s["tp"]]
     if ok:
         return max(ok, key=lambda rs: (rs[1]["recall"], rs[1]["precision"]))[0]
     return max(scored, key=lambda rs: (rs[1]["f1"], rs[1]["precision"]))[0]

@@ -19,14 +19,25 @@ question is **unanswerable** when
 The terms not found in any fact about the named person are reported as ``unsupported``. A
 question that names no person is answerable (there is nothing to hold it against).
 
-A second, retrieval-side feature (it reads the ranked pool the speaker seeds fill): when the
-question names exactly one speaker of the conversation, the **speaker gap** is the best score of
-a candidate turn said by anyone else minus the best score of a turn said by that speaker
-(without the speaker term) — how much better what someone else said matches the question
-(`decide`). The question is unanswerable when the gap exceeds `SPEAKER_GAP_ALONE`, or when the
-fact rule above fires and the gap exceeds `SPEAKER_GAP_WITH_FACTS`. The rule
+Two features say who holds what the question asks:
+
+- the **speaker gap** (retrieval side, read from the ranked pool the speaker seeds fill): when
+  the question names exactly one speaker, the best score of a candidate turn said by any other
+  *person* (speakers with an ``assistant``, ``system`` or ``tool`` role are not persons: their
+  short replies would make every user's own turn look better) minus the best score of a turn
+  said by that speaker (without the speaker term);
+- the **holder gap** (fact side, `holder_gap`): among the facts closest to the question by
+  embedding (``read/holder_facts``), the best cosine of a fact held by someone else minus the
+  best cosine of a fact held by a person the question names. A fact is held by the named
+  person when its subject or the speaker of the turn it cites is that person, else by its
+  subject or speaker (an assistant's suggestion is the assistant's). It compares facts with
+  facts, so it does not depend on how long each speaker's turns are.
+
+`decide`: the question is unanswerable when the speaker gap exceeds `SPEAKER_GAP_ALONE`, or
+when the fact rule above fires and the holder gap exceeds `HOLDER_GAP_WITH_FACTS` (what the
+named person holds is not what the question asks, or someone else holds it better). The rule
 and its constants were chosen on the LoCoMo dev split (categories 1-4 against 5) and checked by
-leave-one-conversation-out (docs/benchmarks.md, "Answerability").
+leave-one-conversation-out (docs/attributes.md, "Answerability"; `kgmem.bench.answerability`).
 """
 
 from __future__ import annotations
@@ -34,23 +45,26 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import snowballstemmer
 
 from kgmem.ingest.attributes import Attribute, vocabulary
 from kgmem.ingest.entities import slugify
 from kgmem.retrieve.asked import AskedAttribute
-from kgmem.retrieve.question import STOP_WORDS, Question
+from kgmem.retrieve.question import Question, stop_words
 from kgmem.retrieve.question import answer_terms as content_terms
 
 __all__ = [
+    "HOLDER_GAP_WITH_FACTS",
+    "HOLDER_K",
     "JOB",
     "MAX_OWN_SHARE",
+    "NOT_PERSONS",
     "SPEAKER_GAP_ALONE",
-    "SPEAKER_GAP_WITH_FACTS",
     "SWAP_MARGIN",
     "Answerability",
     "Support",
@@ -58,7 +72,9 @@ __all__ = [
     "attribute_verdict",
     "content_terms",
     "decide",
+    "holder_gap",
     "judge",
+    "speaker_person",
     "stems",
     "unanswerable",
 ]
@@ -69,8 +85,13 @@ SWAP_MARGIN = 1
 MAX_OWN_SHARE = 0.5
 #: speaker gap (score units, see `decide`) above which a question is unanswerable on its own
 SPEAKER_GAP_ALONE: float | None = 0.35
-#: speaker gap above which the fact rule's verdict stands (None: it always stands)
-SPEAKER_GAP_WITH_FACTS: float | None = -0.3
+#: holder gap (cosine units, see `holder_gap`) above which the fact rule's verdict stands
+#: (None: it always stands); dev-calibrated, see the module docstring
+HOLDER_GAP_WITH_FACTS: float | None = 0.0
+#: facts closest to the question the holder gap reads (``read/holder_facts``)
+HOLDER_K = 50
+#: roles whose speakers are not persons for the speaker gap (`kgmem.roles`)
+NOT_PERSONS = frozenset({"assistant", "system", "tool"})
 
 #: one Snowball stemmer per thread: a stemmer keeps the word being stemmed in the object
 #: (``current``, ``cursor``, ...), so threads sharing one corrupt each other's stems or raise
@@ -137,27 +158,74 @@ def unanswerable(
 def decide(
     fact_rule: bool,
     speaker_gap: float | None,
+    holder_gap: float | None = None,
     *,
+    in_memory: bool = True,
     alone: float | None = SPEAKER_GAP_ALONE,
-    with_facts: float | None = SPEAKER_GAP_WITH_FACTS,
+    with_facts: float | None = HOLDER_GAP_WITH_FACTS,
 ) -> bool:
-    """The final verdict (True = unanswerable) from the fact rule's verdict (`unanswerable`)
-    and the speaker gap.
+    """The final verdict (True = unanswerable) from the fact rule's verdict (`unanswerable`),
+    the speaker gap and the holder gap (module docstring).
 
     Args:
         fact_rule: whether the fact rule says unanswerable.
-        speaker_gap: best score of a turn by anyone else minus the best score (without the
-            speaker term) of a turn by the one speaker the question names; None when the
-            question names no single speaker or either side has no candidate (the fact rule
-            decides alone).
-        alone: a gap above this is unanswerable by itself (None: never).
-        with_facts: the fact rule's verdict needs a gap above this (None: no condition).
+        speaker_gap: best score of a turn by any other person minus the best score (without
+            the speaker term) of a turn by the one speaker the question names; None when the
+            question names no single speaker or either side has no candidate.
+        holder_gap: `holder_gap`; None when no fact held by someone else is near the question
+            (the fact rule's verdict then stands).
+        in_memory: whether some key term occurs in memory; when none does, the fact rule's
+            verdict stands whatever the holder gap (nothing of the question is there to hold).
+        alone: a speaker gap above this is unanswerable by itself (None: never).
+        with_facts: the fact rule's verdict needs a holder gap above this (None: no
+            condition).
     """
-    if speaker_gap is None:
-        return fact_rule
-    if alone is not None and speaker_gap > alone:
+    if alone is not None and speaker_gap is not None and speaker_gap > alone:
         return True
-    return fact_rule and (with_facts is None or speaker_gap > with_facts)
+    if not fact_rule:
+        return False
+    return not in_memory or with_facts is None or holder_gap is None or holder_gap > with_facts
+
+
+def holder_gap(
+    rows: Iterable[Mapping[str, Any]], ids: Collection[str], person_of: Callable[[str, str], str]
+) -> float | None:
+    """How much better someone else holds what the question asks than the persons it names.
+
+    A fact is held by the named persons when its subject or the speaker of the turn it cites
+    is one of them ("my twins start kindergarten", said by the user, is the user's); else by
+    its subject or speaker (an assistant's suggestion is the assistant's).
+
+    Args:
+        rows: ``read/holder_facts`` rows (``conversation_id``, ``subject``, ``speaker``,
+            ``cosine``), the facts closest to the question, best first.
+        ids: the person entity ids the question names.
+        person_of: ``(conversation id, speaker) -> person entity id`` (`speaker_person`).
+
+    Returns:
+        The best cosine of a fact held by someone else minus the best cosine of a fact held by
+        a named person, in [-2, 2]; a side holding none of ``rows`` counts the lowest cosine
+        read. None when no row has a holder.
+    """
+    own: float | None = None
+    other: float | None = None
+    lowest: float | None = None
+    for row in rows:
+        cosine = float(row["cosine"])
+        lowest = cosine if lowest is None else min(lowest, cosine)
+        subject = str(row["subject"]) if row.get("subject") else None
+        speaker = (
+            person_of(str(row["conversation_id"]), str(row["speaker"]))
+            if row.get("speaker")
+            else None
+        )
+        if subject in ids or speaker in ids:
+            own = cosine if own is None else max(own, cosine)
+        elif subject or speaker:
+            other = cosine if other is None else max(other, cosine)
+    if lowest is None or (own is None and other is None):
+        return None
+    return round((other if other is not None else lowest) - (own if own is not None else lowest), 6)
 
 
 @dataclass(frozen=True)
@@ -302,14 +370,15 @@ a job title or by an employer."""
 
 def _attribute_words(attribute: Attribute) -> frozenset[str]:
     """Stems of the words that state an attribute (its nouns, predicates' content words,
-    value words and question words), without answerability's stop list."""
+    value words and question words), without the content stop list."""
     words = [
         w
         for phrase in (*attribute.nouns, *attribute.predicates, *attribute.values)
         for w in _WORD.findall(phrase)
     ]
     words += list(attribute.questions)
-    kept = [w for w in words if w.lower() not in STOP_WORDS and len(w) > 2]
+    stops = stop_words()
+    kept = [w for w in words if w.lower() not in stops and len(w) > 2]
     return frozenset(stems(kept))
 
 
@@ -391,5 +460,10 @@ def asker_persons(
     out = []
     for speaker in question.speakers:
         if speaker.casefold() not in have:
-            out.append((f"{conversation_id}:e:person:{slugify(speaker)}", speaker))
+            out.append((speaker_person(conversation_id, speaker), speaker))
     return out
+
+
+def speaker_person(conversation_id: str, speaker: str) -> str:
+    """The person entity id of a speaker of a conversation (`kgmem.ingest.entities`)."""
+    return f"{conversation_id}:e:person:{slugify(speaker)}"

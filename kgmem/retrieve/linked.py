@@ -20,7 +20,7 @@ row of the benchmark: `kgmem.bench.fusion`.)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -31,11 +31,15 @@ from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.answer import answer_of
 from kgmem.retrieve.answerable import (
+    HOLDER_K,
+    NOT_PERSONS,
     Support,
     asker_persons,
     attribute_verdict,
     decide,
+    holder_gap,
     judge,
+    speaker_person,
 )
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
@@ -100,7 +104,7 @@ class LinkedRetriever(Retriever):
         merged, current, chain, qplan = self._resolve(request, qplan, merged, pools)
         hits = order_hits(score_candidates(merged, self.config.weights, _window(qplan)), current)
         answerability = self.answerability(
-            request.conversation_id, qplan, context, request.as_of, hits
+            request.conversation_id, qplan, context, request.as_of, hits, request.params
         )
         answer = None
         if current and answerability.get("answerable", True):
@@ -331,16 +335,20 @@ class LinkedRetriever(Retriever):
         context: ConversationContext,
         as_of: datetime | None = None,
         hits: Sequence[Hit] = (),
+        params: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Whether memory supports ``qplan``'s question for the persons it names
         (`kgmem.retrieve.answerable.judge` on the question's key terms, then `decide` with the
-        speaker gap of ``hits``, the whole ranked pool; one round trip, cached per
-        conversation when ``as_of`` is None).
+        speaker gap of ``hits``, the whole ranked pool, and the holder gap of the facts
+        nearest the question's ``params["embedding"]``; the support read is cached per
+        conversation when ``as_of`` is None, the holder read is one round trip when the
+        question names a person).
 
         Returns:
             ``{"answerable", "unsupported", "terms", "persons", "reason", "best_own",
-            "best_other", "asked", "in_memory", "fact_rule", "speaker_gap"}`` (the last six:
-            the rules' features, for calibration; `kgmem.retrieve.answerable.unanswerable`).
+            "best_other", "asked", "in_memory", "fact_rule", "speaker_gap", "holder_gap"}``
+            (the last seven: the rules' features, for calibration;
+            `kgmem.retrieve.answerable.unanswerable`, `kgmem.retrieve.answerable.decide`).
         """
         persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
         named = list(persons)
@@ -357,20 +365,37 @@ class LinkedRetriever(Retriever):
             if as_of is None:  # cached until the conversation is written to
                 context.support[as_of] = support
         decision = judge(qplan.reading, persons, support or Support((), frozenset()))
-        gap = speaker_gap(hits, qplan.speakers)
-        answerable = not decide(not decision.answerable, gap)
+        gap = speaker_gap(hits, qplan.speakers, context.roles)
+        held = None
+        if persons and params is not None and "embedding" in params:
+            held = holder_gap(
+                self.store.read(
+                    "read/holder_facts",
+                    conversation_ids=list(context.conversation_ids or (conversation_id,)),
+                    owner=context.owner,
+                    embedding=params["embedding"],
+                    k=HOLDER_K,
+                    as_of=as_of,
+                ),
+                {entity_id for entity_id, _ in persons},
+                speaker_person,
+            )
+        answerable = not decide(not decision.answerable, gap, held, in_memory=decision.in_memory)
         reason = decision.reason
         verdict = attribute_verdict(qplan.reading.ask, persons, support or Support((), frozenset()))
         if verdict is not None:  # the asked attribute decides where it has an opinion
             answerable, reason = verdict.answerable, verdict.reason
             decision = replace(decision, unsupported=verdict.unsupported or decision.unsupported)
         elif answerable != decision.answerable:
+            who = ", ".join(decision.persons) or "the person asked about"
             reason = (
-                f"what others said matches the question better than what {qplan.speakers[0]} "
-                f"said (speaker gap {gap:.2f})"
-                if not answerable
-                else f"{decision.reason}; but {qplan.speakers[0]}'s own turns match nearly as "
-                f"well (speaker gap {gap:.2f})"
+                f"what others said matches the question better than what {who} said (speaker "
+                f"gap {gap:.2f})"
+                if not answerable and gap is not None
+                else f"{decision.reason}; but facts {who} holds match the question as well as "
+                f"anyone's (holder gap {held:.2f})"
+                if held is not None
+                else decision.reason
             )
         return {
             "answerable": answerable,
@@ -384,6 +409,7 @@ class LinkedRetriever(Retriever):
             "in_memory": decision.in_memory,
             "fact_rule": not decision.answerable,
             "speaker_gap": gap,
+            "holder_gap": held,
         }
 
 
@@ -478,15 +504,25 @@ def _credit_chain(result: ChainResult, by_id: dict[str, Candidate]) -> None:
         subject = hop.object_name
 
 
-def speaker_gap(hits: Sequence[Hit], speakers: Sequence[str]) -> float | None:
-    """The best score of a hit said by anyone but the one speaker the question names minus
-    the best score (without its ``speaker`` term) of a hit said by that speaker; None unless
-    exactly one speaker is named and both sides have a hit (`kgmem.retrieve.answerable.decide`).
-    Scores are the scorer's sums (unbounded; typically within [-1, 3])."""
+def speaker_gap(
+    hits: Sequence[Hit], speakers: Sequence[str], roles: Mapping[str, str] | None = None
+) -> float | None:
+    """The best score of a hit said by any other person than the one speaker the question
+    names minus the best score (without its ``speaker`` term) of a hit said by that speaker;
+    None unless exactly one speaker is named and both sides have a hit
+    (`kgmem.retrieve.answerable.decide`). Speakers whose role (``roles``) is in
+    `kgmem.retrieve.answerable.NOT_PERSONS` are no other person: an assistant's replies are
+    not what someone else holds. Scores are the scorer's sums (unbounded; typically within
+    [-1, 3])."""
     if len(speakers) != 1:
         return None
+    roles = roles or {}
     own = [h.score - h.terms.get("speaker", 0.0) for h in hits if h.speaker == speakers[0]]
-    other = [h.score for h in hits if h.speaker != speakers[0]]
+    other = [
+        h.score
+        for h in hits
+        if h.speaker != speakers[0] and roles.get(h.speaker) not in NOT_PERSONS
+    ]
     if not own or not other:
         return None
     return round(max(other) - max(own), 6)

@@ -13,8 +13,9 @@ Each consumer's own view of the words is a named field, so each keeps exactly th
 stemming it had when it tokenised the text itself: `Question.bm25_words` /
 `Question.bm25_content_words` (the BM25 query, spaCy's English stop list),
 `Question.state_words` (the supersession families current-value resolution matches),
-`Question.answer_terms` (answerability's key terms, its own stop list) and `Question.walk`
-(the chain walk's parse, its own tokenizer and name finder).
+`Question.answer_terms` (answerability's key terms: the one content stop list, `stop_words`,
+spaCy's list plus generic words) and `Question.walk` (the chain walk's parse, its own tokenizer,
+name finder and name-boundary words).
 
 **Roles.** In a conversation with a speaker whose role is ``user`` (`kgmem.roles`), "I", "me",
 "my", "mine", "myself" and "the user" mean that speaker: the asking speaker joins the named
@@ -45,13 +46,15 @@ from kgmem.retrieve.question_time import TimeReading, read_times, starts_with_ti
 
 __all__ = [
     "FIRST_PERSON",
+    "GENERIC_WORDS",
     "MAX_TERM_CHARS",
-    "STOP_WORDS",
     "Question",
     "answer_terms",
     "asked_words",
     "question_words",
     "read_question",
+    "stop_list",
+    "stop_words",
 ]
 
 #: first-person words and "the user": the asking speaker, when the conversation has one
@@ -108,21 +111,29 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-STOP_WORDS = _STOP = _words(
-    "a an the and or but if of to in on at by for with from about into over after before "
-    "during since until while as than then so too very just also not no yes what when where "
-    "which who whom whose why how whats do does did done doing is are was were be been being "
-    "am has have had having will would could should might may can shall must ought i me my "
-    "mine we us our ours you your yours he him his she her hers they them their theirs it its "
-    "this that these those there here someone something anything everything one ones get gets "
-    "got getting go goes went going gone make makes made take takes took think thinks thought "
-    "feel feels felt say says said tell told know knows knew want wants wanted like likes "
-    "liked usually often ever still now currently these days anymore recently kind kinds type "
-    "types sort sorts thing things stuff way ways lot lots time times name names named call "
-    "calls called first last next new old many much more most some any all both each other "
-    "another same different own common person people favorite favourite"
+GENERIC_WORDS = _words(
+    "anymore called calls common currently days different favorite favourite feel feels felt "
+    "gets getting goes going gone got having kind kinds knew know knows like liked likes lot "
+    "lots makes named names new old ones ought people person recently said says shall sort "
+    "sorts stuff takes tell theirs thing things think thinks thought time times told took type "
+    "types usually want wanted wants way ways went whats yes"
 )
-"""Answerability's stop list: function words, question words, generic verbs and nouns."""
+"""Generic verbs, nouns and adverbs that spaCy's English stop list (`stop_list`) lacks and that
+say nothing of what a question asks ("What kind of things does she like?")."""
+
+
+@functools.cache
+def stop_words() -> frozenset[str]:
+    """The one content stop list: spaCy's English stop words (`stop_list`, the BM25 query's)
+    plus `GENERIC_WORDS`. Answerability's key terms (`answer_terms`) and the attribute
+    vocabulary's words (`kgmem.retrieve.answerable.attribute_verdict`) leave these out.
+
+    The BM25 query keeps spaCy's list alone: leaving out the generic words too would change
+    the query of every question that uses one ("favorite", "time", "kind") and so the ranking.
+    The chain parse (`kgmem.retrieve.chain_parse.STOPWORDS`) keeps its own short list of
+    closed-class words: it marks where a name may start and end, and a longer list moves the
+    base it guesses ("Would Caroline pursue writing" becomes "Caroline pursue writing")."""
+    return stop_list() | GENERIC_WORDS
 
 
 def answer_terms(question: str, names: Sequence[str] = ()) -> list[str]:
@@ -134,10 +145,11 @@ def answer_terms(question: str, names: Sequence[str] = ()) -> list[str]:
         names: surfaces of the persons the plan resolved (their names are not content).
     """
     named = {w.lower() for n in names for w in _WORD.findall(n)}
+    stops = stop_words()
     out: dict[str, None] = {}
     for word in _WORD.findall(question):
         low = re.sub(r"'s?$", "", word.lower())
-        if len(low) < 3 or low in _STOP or low in named:
+        if len(low) < 3 or low in stops or low in named:
             continue
         out.setdefault(low, None)
     return list(out)

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from kgmem.bench.answerability import Item, Rule, calibrate, score
-from kgmem.retrieve.answerable import decide, unanswerable
+from kgmem.retrieve.answerable import decide, holder_gap, speaker_person, unanswerable
 
 FACTS_ONLY = Rule(1, 0.5, None, None)
 
 
 def _item(
-    conv: str, adversarial: bool, own: int, other: int, asked: int = 2, gap: float | None = None
+    conv: str,
+    adversarial: bool,
+    own: int,
+    other: int,
+    asked: int = 2,
+    gap: float | None = None,
+    held: float | None = None,
 ) -> Item:
     return Item(
         conv,
@@ -20,6 +26,7 @@ def _item(
             "asked": asked,
             "in_memory": True,
             "speaker_gap": gap,
+            "holder_gap": held,
         },
     )
 
@@ -39,14 +46,43 @@ def test_score_counts_precision_and_recall() -> None:
     assert score([Item("a", True, {})], FACTS_ONLY)["flagged"] == 0  # no features: answerable
 
 
-def test_speaker_gap_decides_alone_or_conditions_the_fact_rule() -> None:
+def test_speaker_gap_decides_alone_and_the_holder_gap_conditions_the_fact_rule() -> None:
     assert decide(False, None) is False and decide(True, None) is True  # no gap: facts decide
     assert decide(False, 0.5, alone=0.35) is True  # others' turns match far better
-    assert decide(True, -0.5, with_facts=-0.3) is False  # the speaker's own turns match well
-    assert decide(True, -0.1, alone=0.35, with_facts=-0.3) is True
-    assert decide(False, 9.0, alone=None) is False and decide(True, -9.0, with_facts=None)
+    assert decide(False, 0.5, 9.0, alone=None) is False  # neither gap flags on its own
+    assert decide(True, -0.5, -0.2, with_facts=0.0) is False  # the person's own facts match best
+    assert decide(True, -0.5, 0.1, with_facts=0.0) is True  # someone else holds it better
+    assert decide(True, None, None, with_facts=0.0) is True  # no one else's fact: facts decide
+    # no key term anywhere in memory: nothing is there to hold, the fact rule stands
+    assert decide(True, None, -0.5, in_memory=False, with_facts=0.0) is True
+    assert decide(True, 0.0, -9.0, with_facts=None) is True
     gap_only = _item("a", True, 2, 2, gap=0.4)
-    assert not gap_only.flagged(FACTS_ONLY) and gap_only.flagged(Rule(1, 0.5, 0.35, -0.3))
+    assert not gap_only.flagged(FACTS_ONLY) and gap_only.flagged(Rule(1, 0.5, 0.35, 0.0))
+    vetoed = _item("a", True, 0, 2, held=-0.1)
+    assert vetoed.flagged(FACTS_ONLY) and not vetoed.flagged(Rule(1, 0.5, None, 0.0))
+
+
+def _row(
+    cosine: float, subject: str | None = None, speaker: str | None = None
+) -> dict[str, object]:
+    return {"conversation_id": "c", "subject": subject, "speaker": speaker, "cosine": cosine}
+
+
+def test_holder_gap_compares_the_best_facts_of_the_named_and_of_anyone_else() -> None:
+    ana, bo = speaker_person("c", "Ana"), speaker_person("c", "Bo")
+    rows = [_row(0.8, bo), _row(0.6, ana), _row(0.5, None, "Ana"), _row(0.4)]
+    assert holder_gap(rows, {ana}, speaker_person) == 0.2  # Bo's fact is closer by 0.2
+    assert holder_gap(rows, {bo}, speaker_person) == -0.2  # Ana's is not closer than Bo's
+    # a fact with no person subject is held by the speaker of the turn it cites
+    assert holder_gap([_row(0.7, None, "Bo"), _row(0.3, ana)], {ana}, speaker_person) == 0.4
+    # a fact the named person said is theirs, whatever its subject ("my twins start school")
+    twins = "c:e:person:twins"
+    assert holder_gap([_row(0.9, twins, "Ana"), _row(0.5, bo)], {ana}, speaker_person) == -0.4
+    # a side holding nothing near the question counts the lowest cosine read
+    assert holder_gap([_row(0.9, bo), _row(0.1)], {ana}, speaker_person) == 0.8
+    assert holder_gap([_row(0.9, ana), _row(0.2)], {ana}, speaker_person) == -0.7
+    assert holder_gap([_row(0.9)], {ana}, speaker_person) is None  # no holder at all
+    assert holder_gap([], {ana}, speaker_person) is None
 
 
 def test_calibrate_reports_shipped_in_sample_and_pooled_loco() -> None:

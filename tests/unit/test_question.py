@@ -114,3 +114,18 @@ def test_speaker_roles_stored_role_first_then_the_name() -> None:
     )
     assert context.user == "Priya"
     assert ConversationContext(speakers=("A", "B"), latest=None, entities=INDEX).user is None
+
+
+def test_one_content_stop_list_is_spacys_plus_generic_words() -> None:
+    from kgmem.retrieve.question import GENERIC_WORDS, stop_list, stop_words
+
+    assert stop_words() == stop_list() | GENERIC_WORDS
+    assert not GENERIC_WORDS & stop_list()  # only what spaCy's list lacks
+    # spaCy's words ("through", "several") and generic ones ("kind", "favorite") are no key terms
+    assert content_terms(
+        "What kind of favorite books did Ana read through several summers?", ["Ana"]
+    ) == [
+        "books",
+        "read",
+        "summers",
+    ]
