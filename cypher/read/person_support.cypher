@@ -2,7 +2,8 @@
 // negated fact whose subject is a person, with that person's entity id (kind 'fact'), and the
 // text of every turn except turns whose every fact is a plan, hypothetical, question or report
 // (kind 'turn'; a turn with no fact counts) and memory-request turns (Turn.request: a request
-// is never evidence). Facts carry their attribute and thing (kgmem.ingest.attributes). Facts
+// is never evidence); of those left out, a turn with a plan among its facts is kind 'plan' (it
+// answers questions about the present or future, not about the past). Facts carry their attribute and thing (kgmem.ingest.attributes). Facts
 // and turns observed after $as_of (if given) are invisible.
 // $conversation_ids: one conversation, or all of an owner's (an owner search).
 // :param conversation_ids => ['conv-26']
@@ -16,10 +17,17 @@ CALL {
       EXISTS { MATCH (t)<-[:CITES]-(:Fact) }
       AND NOT EXISTS {
         MATCH (t)<-[:CITES]-(g:Fact)
-        WHERE coalesce(g.modality, 'asserted') IN ['asserted', 'negated']
+        WHERE coalesce(g.modality, 'asserted') IN ['asserted', 'negated', 'planned']
       }
     )
-  RETURN 'turn' AS kind, null AS subject, t.text AS text, null AS attribute, null AS thing
+  RETURN CASE
+           WHEN EXISTS { MATCH (t)<-[:CITES]-(:Fact) }
+            AND NOT EXISTS {
+              MATCH (t)<-[:CITES]-(g:Fact)
+              WHERE coalesce(g.modality, 'asserted') IN ['asserted', 'negated']
+            } THEN 'plan'
+           ELSE 'turn'
+         END AS kind, null AS subject, t.text AS text, null AS attribute, null AS thing
   UNION ALL
   MATCH (f:Fact)
   WHERE f.conversation_id IN $conversation_ids AND coalesce(f.modality, 'asserted') IN ['asserted', 'negated']

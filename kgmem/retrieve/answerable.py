@@ -5,7 +5,8 @@ content terms (`content_terms`, the `kgmem.retrieve.question.Question.answer_ter
 words minus question words, function words, generic verbs and nouns and the names of the
 persons it names) are Snowball-stemmed and matched against the
 *asserted or negated* facts of the conversation whose subject is a person
-(``read/person_support``; plans, hypotheticals, questions and reports never support). The
+(``read/person_support``; hypotheticals, questions and reports never support; a plan
+supports only a question about the present or future, `Support.planned`). The
 question is **unanswerable** when
 
 - **another person's best fact** covers at least `SWAP_MARGIN` more key terms than the best
@@ -238,11 +239,15 @@ class Support:
             order (`kgmem.ingest.attributes`; None where a fact has no attribute).
         everything: stems of every asserted fact and every turn that is not only plans,
             hypotheticals, questions or reports.
+        planned: stems of the turns whose facts are plans (and no assertion): memory for a
+            question about the present or future ("how many kids start kindergarten?"), not
+            for one about the past ("what did she bake?").
     """
 
     facts: tuple[tuple[str, frozenset[str]], ...]
     everything: frozenset[str]
     attributes: tuple[tuple[str, str | None, str | None], ...] = ()
+    planned: frozenset[str] = frozenset()
 
     @cached_property
     def _postings(self) -> dict[str, list[int]]:
@@ -283,8 +288,12 @@ class Support:
         facts: list[tuple[str, frozenset[str]]] = []
         attributes: list[tuple[str, str | None, str | None]] = []
         everything: set[str] = set()
+        planned: set[str] = set()
         for row in rows:
             words = frozenset(stems(_WORD.findall(str(row["text"]))))
+            if row["kind"] == "plan":
+                planned |= words
+                continue
             everything |= words
             if row["kind"] == "fact" and row["subject"]:
                 facts.append((str(row["subject"]), words))
@@ -296,7 +305,7 @@ class Support:
                         str(thing) if thing else None,
                     )
                 )
-        return cls(tuple(facts), frozenset(everything), tuple(attributes))
+        return cls(tuple(facts), frozenset(everything), tuple(attributes), frozenset(planned))
 
 
 def judge(
@@ -331,6 +340,8 @@ def judge(
     best_own, best_other, own_words = support.coverage(asked, ids)
     unsupported = tuple(t for t, s in zip(terms, term_stems, strict=True) if s not in own_words)
     in_memory = bool(asked & support.everything)
+    if not in_memory and isinstance(question, Question) and question.state != "past":
+        in_memory = bool(asked & support.planned)  # a plan answers of the present and future
     if not in_memory:
         reason = "no key term occurs in memory"
     elif unanswerable(best_own, best_other, len(asked), True, margin=margin, own_share=own_share):

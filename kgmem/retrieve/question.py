@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
@@ -440,7 +440,12 @@ def read_question(
     _shape(text, asked, cues)
     # a relation chain: the wh-phrase asks for an entity, the rest is relations and a base
     chain = chain_question(text) if asked in c.CHAIN_SLOTS else None
-    ask = asked_attribute(text) if asked not in ("yes_no", "count") else None
+    ask = asked_attribute(text)
+    if ask is not None and asked in ("yes_no", "count"):
+        # a yes/no or count question names no value it expects: a value of its attribute
+        # supports it ("does the user have a pet?" by the user's dog), its absence refutes
+        # nothing (the answer may be "no" or "none")
+        ask = replace(ask, explicit=False)
     if chain is not None:
         cues.cue("chain", f"{' > '.join(chain.relations)} from {chain.base}")
     return Question(

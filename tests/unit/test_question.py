@@ -129,3 +129,15 @@ def test_one_content_stop_list_is_spacys_plus_generic_words() -> None:
         "read",
         "summers",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Does the user have a pet?", "How many pets does the user have?"],
+)
+def test_a_yes_no_or_count_question_asks_its_attribute_without_refuting(text: str) -> None:
+    """Its attribute may support it (a pet of the user), never make it unanswerable: such a
+    question names no value it expects, so the ask is not explicit."""
+    q = read_question(text)
+    assert q.asked in ("yes_no", "count")
+    assert q.ask is not None and q.ask.attribute == "pets" and not q.ask.explicit

@@ -19,6 +19,7 @@ from kgmem.ingest.supersession import (
 from kgmem.models import FactRecord, Hit, TurnRecord
 from kgmem.retrieve.answerable import Support, content_terms, judge, stems
 from kgmem.retrieve.plan import plan
+from kgmem.retrieve.question import read_question
 from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 
 AT = datetime(2025, 9, 15, 18, 0, tzinfo=UTC)  # a Monday
@@ -259,3 +260,24 @@ def test_support_coverage_equals_a_scan_of_every_fact() -> None:
 def test_content_terms_drop_names_and_function_words() -> None:
     assert content_terms("What is Uma's parrot called?", ["Uma"]) == ["parrot"]
     assert stems(["baking", "parrots"]) == ["bake", "parrot"]
+
+
+def test_a_plan_is_memory_for_the_present_and_future_not_the_past() -> None:
+    """A turn whose facts are only plans answers a question about now or later ("how many
+    kids start kindergarten?"), never one about what was done ("what did she bake?")."""
+    rows = [
+        {"kind": "fact", "subject": "uma", "text": "She bought matching backpacks"},
+        {"kind": "plan", "subject": None, "text": "My twins start kindergarten next week."},
+        {"kind": "plan", "subject": None, "text": "I will bake something for the weekend."},
+    ]
+    sup = Support.from_rows(rows)
+    assert "kindergarten" not in sup.everything and sup.planned
+    uma = [("uma", "Uma")]
+    now = read_question("How many kids does Uma have starting kindergarten?", speakers=["Uma"])
+    assert now.state != "past" and judge(now, uma, sup).in_memory
+    past = read_question("What did Uma bake for the party?", speakers=["Uma"])
+    assert past.state == "past"
+    verdict = judge(past, uma, sup)
+    assert not verdict.in_memory and not verdict.answerable
+    # a plain string has no reading of its tense: plans stay out, as before
+    assert not judge("What did Uma bake for the party?", uma, sup).in_memory
