@@ -69,6 +69,7 @@ __all__ = [
     "current",
     "relation_family",
     "restates",
+    "same_value",
     "supersession_chain",
     "supersession_key",
     "supersession_links",
@@ -435,7 +436,7 @@ def supersession_chain(facts: Sequence[FactRecord]) -> list[tuple[str, str]]:
             if multi and newer.modality != "negated" and not change_cue(newer.text):
                 run = [newer]
                 continue
-            if restates(older, newer):
+            if restates(older, newer) or same_value(older, newer):
                 run.append(newer)  # the same value said again: it confirms, never replaces
                 continue
             pairs.extend((newer.id, old.id) for old in run)
@@ -478,6 +479,21 @@ def restates(older: FactRecord, newer: FactRecord) -> bool:
     if change_cue(newer.text):
         return False  # "quit my job" after "got a job": a change naming the same thing
     return same_value or bool(_CONTINUATION.search(newer.text))
+
+
+def same_value(older: FactRecord, newer: FactRecord) -> bool:
+    """Whether two extracted facts on one key give their attribute the same value (case and
+    spacing aside) with the same modality: a clause fact and a value-form fact of one turn
+    ("I moved to Leuven" / "Leuven"), or a later turn saying it again. Such a fact confirms the
+    value; a ``SUPERSEDES`` link between them would say a value replaced itself. A negation is
+    never the same value (it is a retraction)."""
+    if older.source != "extracted" or newer.source != "extracted":
+        return False
+    if older.value is None or newer.value is None or newer.modality == "negated":
+        return False
+    if older.modality != newer.modality:
+        return False
+    return " ".join(older.value.casefold().split()) == " ".join(newer.value.casefold().split())
 
 
 class Link(tuple[str, str, str, float]):

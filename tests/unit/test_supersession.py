@@ -246,3 +246,18 @@ def test_numbered_statements_always_chain() -> None:
         ("d", "c")
     ]
     assert supersession_chain([a, b]) == [("b", "a")]
+
+
+def test_the_same_value_twice_on_one_key_is_no_change() -> None:
+    """A clause fact and a value-form fact of one turn giving one value ("Leuven" twice), then
+    a real change: the change supersedes both, and neither supersedes the other."""
+    key = "Caroline|residence"
+    clause = fact("f-1", "move_to", "Leuven", "I moved to Leuven", 1, key=key)
+    clause = clause.model_copy(update={"value": "Leuven", "attribute": "residence"})
+    form = fact("f-2", "residence", "leuven", "I moved to Leuven", 2, key=key)
+    form = form.model_copy(update={"value": " leuven ", "attribute": "residence"})
+    ghent = fact("f-3", "move_to", "Ghent", "We moved to Ghent", 3, key=key)
+    ghent = ghent.model_copy(update={"value": "Ghent", "attribute": "residence"})
+    assert sorted(supersession_chain([clause, form, ghent])) == [("f-3", "f-1"), ("f-3", "f-2")]
+    retracted = form.model_copy(update={"id": "f-4", "serial": 4, "modality": "negated"})
+    assert ("f-4", "f-3") in supersession_chain([clause, ghent, retracted])
