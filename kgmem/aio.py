@@ -188,6 +188,19 @@ class AsyncMemory:
         """See `Memory.history`."""
         return await self._run(self.sync.history, conversation_id, entity, relation, owner=owner)
 
+    async def profile(
+        self,
+        conversation_id: str | None,
+        entity: str,
+        *,
+        history: bool = False,
+        owner: str | None = None,
+    ) -> dict[str, list[dict[str, Any]]]:
+        """See `Memory.profile`."""
+        return await self._run(
+            self.sync.profile, conversation_id, entity, history=history, owner=owner
+        )
+
     async def forget_owner(self, owner: str) -> dict[str, int]:
         """See `Memory.forget_owner`."""
         return await self._run(self.sync.forget_owner, owner)

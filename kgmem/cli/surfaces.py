@@ -54,8 +54,8 @@ def mcp(
     port: int,
 ) -> None:
     """Serve one conversation's memory, or one owner's, to an MCP client (tools: search_memory,
-    timeline, read_turns, current_value, remember, forget_turns, forget_about). Speaks stdio
-    unless --http. Needs --conversation or --owner.
+    timeline, read_turns, current_value, profile, remember, forget_turns, forget_about). Speaks
+    stdio unless --http. Needs --conversation or --owner.
 
     Over HTTP, KGMEM_MCP_TOKEN (if set) is a bearer token every request must carry; it is
     required whenever --host is not a loopback address. The conversation may be empty.

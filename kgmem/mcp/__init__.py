@@ -16,6 +16,8 @@ memory-tool study (cited in the kgmem issue that specified this server):
 - ``read_turns(turn_id, window)``: a turn with its neighbours along ``NEXT`` (context);
 - ``current_value(entity, relation)``: the latest value of a single-valued relation
   (decided in code by supersession, never by the model);
+- ``profile(entity)``: every current attribute value of a person or thing, each with the
+  turns that say it (`kgmem.api.Memory.profile`);
 - ``remember(text, speaker)``: append a turn through the full write path (embedding, facts,
   entities, dates, supersession); works on a conversation that holds nothing yet;
 - ``forget_turns(turn_ids)`` and ``forget_about(description)``: turn-level forgetting,
@@ -88,7 +90,8 @@ def _instructions(scope: str, can_forget: bool) -> str:
         "and documents with dates); search_memory with a question to get the original turns "
         "that bear on it (optionally only one speaker's, or only turns said since / until a "
         "date); read_turns for the context around a turn; current_value for the latest value "
-        "of a single-valued relation (where someone lives, works, ...); remember to store "
+        "of a single-valued relation (where someone lives, works, ...); profile for "
+        "everything memory holds about a person now; remember to store "
         "something worth keeping, as one self-contained sentence"
         + (
             "; forget_turns to erase turns by id; forget_about to erase what the user said "
@@ -137,7 +140,7 @@ def build_server(
         conversation_id: the one conversation the tools may read and write; with ``owner``,
             where ``remember`` writes (default: `default_thread` of the owner).
         owner: serve all conversations of this owner: ``search_memory``, ``timeline``,
-            ``current_value`` and ``forget_about`` span them; ``read_turns`` and
+            ``current_value``, ``profile`` and ``forget_about`` span them; ``read_turns`` and
             ``forget_turns`` take their full turn ids.
         k: hits per ``search_memory`` call (>= 1).
         default_speaker: the speaker of ``remember`` calls that name none.
@@ -185,6 +188,7 @@ def build_server(
         tools.timeline,
         tools.read_turns,
         tools.current_value,
+        tools.profile,
         tools.remember,
     ]
     if mem.can_forget:

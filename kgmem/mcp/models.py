@@ -162,3 +162,35 @@ class CurrentValue(BaseModel):
     valid_from: str | None = None
     cites: list[str] = Field(default_factory=list)
     previous: list[dict[str, str | None]] = Field(default_factory=list)
+
+
+class ProfileValue(BaseModel):
+    """One attribute value in ``profile`` (docs/attributes.md).
+
+    Attributes:
+        attribute: the vocabulary attribute id (``residence``, ``employer``, ``pets`` ...).
+        value: the value as said; value_type: its type (``place``, ``email``, ``name`` ...).
+        thing: what the attribute is of ("dog" for a dog's name), if any.
+        valid_from: when it became true (ISO 8601, UTC), if known.
+        cites: turn ids that say it (cite these).
+        conversation_id: the thread it was said in.
+    """
+
+    attribute: str
+    value: str | None = None
+    value_type: str | None = None
+    thing: str | None = None
+    valid_from: str | None = None
+    cites: list[str] = Field(default_factory=list)
+    conversation_id: str
+
+
+class ProfileOutput(BaseModel):
+    """``profile``'s answer: every current attribute value of an entity, by attribute then
+    arrival order. ``found`` is False when memory holds none (or knows no such entity)."""
+
+    conversation_id: str
+    entity: str
+    found: bool
+    values: list[ProfileValue] = Field(default_factory=list)
+    note: str = CITE

@@ -23,6 +23,8 @@ from kgmem.mcp.models import (
     CurrentValue,
     ForgetAboutOutput,
     ForgetOutput,
+    ProfileOutput,
+    ProfileValue,
     RememberOutput,
     SearchOutput,
     TimelineEntry,
@@ -264,6 +266,34 @@ class Tools:
             conversation_id=self.label, entity=entity, relation=relation, found=False
         )
         return _current(out, rows) if rows else out
+
+    async def profile(self, entity: str) -> ProfileOutput:
+        """What memory holds about a person or thing now, e.g. "user" or "Ana": each
+        attribute's current value (where they live, work, their email, pets, ...) with the
+        turns that say so."""
+        try:
+            if self.by_owner:
+                groups = await self.mem.call("profile", None, entity, owner=self.owner)
+            else:
+                groups = await self.mem.call("profile", self.write_to, entity)
+        except KgmemError as exc:
+            raise ToolError(str(exc)) from exc
+        values = [
+            ProfileValue(
+                attribute=attribute,
+                value=row.get("value"),
+                value_type=row.get("value_type"),
+                thing=row.get("thing"),
+                valid_from=row.get("valid_from"),
+                cites=list(row.get("cites") or []),
+                conversation_id=str(row.get("conversation_id") or self.write_to),
+            )
+            for attribute, rows in groups.items()
+            for row in rows
+        ]
+        return ProfileOutput(
+            conversation_id=self.label, entity=entity, found=bool(values), values=values
+        )
 
     async def remember(self, text: str, speaker: str | None = None) -> RememberOutput:
         """Remember something: store `text` as a new turn said by `speaker` (default: the user).

@@ -49,7 +49,7 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
             return await client.list_tools()
 
     tools = {tool.name: tool for tool in anyio.run(main).tools}
-    expected = {"search_memory", "timeline", "read_turns", "current_value", "remember"}
+    expected = {"search_memory", "timeline", "read_turns", "current_value", "profile", "remember"}
     if hasattr(memory, "forget_turns"):  # turn-level forgetting, where the Memory has it
         expected |= {"forget_turns", "forget_about"}
         assert set(tools["forget_turns"].input_schema["properties"]) == {"turn_ids"}
@@ -66,6 +66,7 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
     assert set(tools["timeline"].input_schema.get("properties", {})) == set()
     assert set(tools["read_turns"].input_schema["properties"]) == {"turn_id", "window"}
     assert set(tools["current_value"].input_schema["properties"]) == {"entity", "relation"}
+    assert set(tools["profile"].input_schema["properties"]) == {"entity"}
     assert set(tools["remember"].input_schema["properties"]) == {"text", "speaker"}
     assert tools["remember"].input_schema["required"] == ["text"]
 
@@ -380,6 +381,9 @@ def test_an_owner_server_spans_the_owners_threads(memory: Memory) -> None:
             out["read_foreign"] = await call("read_turns", {"turn_id": f"{other}-a:t0"})
             out["read_local"] = await call("read_turns", {"turn_id": "a1"})
             out["current"] = await call("current_value", {"entity": "user", "relation": "live_in"})
+            out["profile"] = await call("profile", {"entity": "user"})
+            out["profile_expected"] = memory.profile(None, "user", owner=owner)
+            out["profile_none"] = await call("profile", {"entity": "Nobody at all"})
             out["remember"] = await call("remember", {"text": "I adopted a cat named Miso."})
             out["forget_foreign"] = await call("forget_turns", {"turn_ids": [f"{other}-a:t0"]})
             out["forget_about"] = await call("forget_about", {"description": "my passport number"})
@@ -410,6 +414,18 @@ def test_an_owner_server_spans_the_owners_threads(memory: Memory) -> None:
         ]
         assert out["read_foreign"].is_error and out["read_local"].is_error
         assert not out["current"].is_error
+        profile = out["profile"].structured_content
+        expected = out["profile_expected"]
+        assert profile["found"] is bool(expected) and expected  # the passport number, at least
+        assert sorted(
+            (v["attribute"], v["value"], tuple(v["cites"])) for v in profile["values"]
+        ) == (
+            sorted((a, r["value"], tuple(r["cites"])) for a, rows in expected.items() for r in rows)
+        )
+        assert {v["conversation_id"] for v in profile["values"]} <= {f"{owner}-a", f"{owner}-b"}
+        assert all(v["cites"] for v in profile["values"])
+        none = out["profile_none"].structured_content
+        assert none["found"] is False and none["values"] == []
         remembered = out["remember"].structured_content["turn"]["turn_id"]
         assert remembered.startswith(default_thread(owner) + ":")
         assert memory.owner_of(default_thread(owner)) == owner
