@@ -149,15 +149,21 @@ class MemoryFacts(MemoryBase):
         else:
             assert owner is not None
             cids = self.owner_conversations(owner)
-        out: dict[str, list[dict[str, Any]]] = {}
-        for cid in cids:
+        ids: list[str] = []
+        for cid in cids:  # a thread may still hold entities of its own (an older store)
             rows = self.store.read("read/resolve_entity", conversation_id=cid, name=entity)
-            ids = list(dict.fromkeys([*(row["id"] for row in rows), entity]))
-            for row in self.store.read(
-                "read/entity_profile", conversation_id=cid, entity_ids=ids, history=history
-            ):
-                value = dict(row) | {"conversation_id": cid}
-                out.setdefault(str(value.pop("attribute")), []).append(value)
+            ids += [row["id"] for row in rows]
+        out: dict[str, list[dict[str, Any]]] = {}
+        if not cids:
+            return out
+        for row in self.store.read(
+            "read/entity_profile",
+            conversation_ids=cids,
+            entity_ids=list(dict.fromkeys([*ids, entity])),
+            history=history,
+        ):
+            value = dict(row)
+            out.setdefault(str(value.pop("attribute")), []).append(value)
         return out
 
     def timeline(
