@@ -3,7 +3,7 @@
 // search filters: seeds -> bounded expansion -> the best citing fact of every candidate -> the
 // keyed facts that current-value resolution needs. A generator with k = 0 (or no input)
 // contributes nothing. Cosines are raw, in [-1, 1] (vector index scores and
-// vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of five lists and a version:
+// vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of six lists and a version:
 //   seeds     one map per (generator, turn): the turn, its cosine, and what it matched
 //     dense_turns  top-$k_turns turns, vector index filtered by scope and filters inside the index; every
 //                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
@@ -25,6 +25,8 @@
 //             $q.current_entity_ids (with object and modality; none valid only after $q.as_of)
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
+//   holder    when a person is named ($k_holder > 0): the facts nearest the question with who
+//             holds each (subject, speaker), for answerability's holder gap
 //   context_version  the Conversation node's write version (null if it has none; for an owner,
 //             the owned Conversations' ids and versions as read/owner_context joins them): the caller
 //             compares it with the version of the planner context it used (one round trip
@@ -55,7 +57,7 @@
 //   datetime('0001-01-01T00:00:00Z'), `to`: datetime('9999-12-31T23:59:59Z'), sources: null,
 //   ft_query: '+tk:123^0 +text:(support group)', ft_fact_query: '+tk:123^0 +text:(support group)',
 //   named_speakers: [], entity_ids: [], start: null, end: null, current_entity_ids: [], as_of:
-//   null}
+//   null, holder_conversation_ids: ['conv-26']}
 // :param ft_limit => 10
 // :param embedding => [0.1, ...]
 // :param k_turns => 40
@@ -67,6 +69,7 @@
 // :param k_window => 0
 // :param k_events => 0
 // :param w_fact => 1.0
+// :param k_holder => 0
 CYPHER 25
 CALL () {
   WITH 1 AS go WHERE $k_turns > 0
@@ -240,8 +243,32 @@ CALL () {
                   modality: coalesce(f.modality, 'asserted'), cites: [c IN cited | c.id]}) AS keyed,
          reduce(acc = [], c IN collect(cited) | acc + c) AS keyed_turns
 }
+// --- who holds what the question asks (answerability's holder gap) ---------------------------
+// the $k_holder facts of any modality of $q.holder_conversation_ids (every thread of the scope,
+// whatever the filters) closest to the question, each with the person entity it is about (null
+// if none), the speaker of the turn it cites (the first by name) and its cosine; facts valid
+// only after $q.as_of are invisible (kgmem.retrieve.answerable.holder_gap). $k_holder = 0 (no
+// person named) reads nothing.
+CALL () {
+  WITH 1 AS go WHERE $k_holder > 0
+  MATCH (f:Fact)
+    SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
+                 WHERE f.owner = $q.owner AND f.conversation_id IN $q.holder_conversation_ids
+                 LIMIT 2 * $k_holder) SCORE AS s
+  WITH f, s
+  WHERE $q.as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $q.as_of
+  WITH f, s ORDER BY s DESC, f.id ASC LIMIT $k_holder
+  OPTIONAL MATCH (e:Entity {id: f.subject, type: 'person'})
+  OPTIONAL MATCH (f)-[:ABOUT {role: 'subject'}]->(p:Entity {type: 'person'})
+  WITH f, s, e, collect(p.id) AS about
+  OPTIONAL MATCH (f)-[:CITES]->(t:Turn)
+  WITH f, s, coalesce(e.id, head(about)) AS subject, min(t.speaker) AS speaker
+  ORDER BY s DESC, f.id ASC
+  RETURN collect({fact_id: f.id, conversation_id: f.conversation_id, subject: subject,
+                  speaker: speaker, cosine: 2.0 * s - 1.0}) AS holder
+}
 // --- the best citing fact of every candidate turn ------------------------------------------
-WITH rows, expanded, keyed, keyed_turns,
+WITH rows, expanded, keyed, keyed_turns, holder,
      [r IN rows | r.t] + [x IN expanded | x.t] + keyed_turns AS every
 CALL (every) {
   UNWIND every AS t
@@ -255,7 +282,7 @@ CALL (every) {
                    event_phrase: f.event_phrase})[0] AS best
   RETURN collect(best {.*, turn_id: t.id}) AS citing
 }
-WITH rows, expanded, keyed, citing,
+WITH rows, expanded, keyed, citing, holder,
      [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index, .conversation_id,
       .source,
       observed_at: toString(t.observed_at),
@@ -272,7 +299,7 @@ RETURN
                     speaker: x.t.speaker, session: x.t.session, index: x.t.index,
                     observed_at: toString(x.t.observed_at), cosine: x.cosine,
                     event_id: x.event_id}] AS expanded,
-  citing, keyed, turns,
+  citing, keyed, turns, holder,
   CASE WHEN $q.owner_scope
     THEN reduce(v = '', p IN COLLECT { MATCH (c:Conversation {owner: $q.owner}) WITH c ORDER BY c.id
                                        RETURN c.id + '=' + coalesce(c.version, '') } | v + p + ';')

@@ -28,11 +28,11 @@ Two features say who holds what the question asks:
   short replies would make every user's own turn look better) minus the best score of a turn
   said by that speaker (without the speaker term);
 - the **holder gap** (fact side, `holder_gap`): among the facts closest to the question by
-  embedding (``read/holder_facts``), the best cosine of a fact held by someone else minus the
-  best cosine of a fact held by a person the question names. A fact is held by the named
-  person when its subject or the speaker of the turn it cites is that person, else by its
-  subject or speaker (an assistant's suggestion is the assistant's). It compares facts with
-  facts, so it does not depend on how long each speaker's turns are.
+  embedding (the ``holder`` part of ``read/linked_read``), the best cosine of a fact held by
+  someone else minus the best cosine of a fact held by a person the question names. A fact is
+  held by the named person when its subject or the speaker of the turn it cites is that
+  person, else by its subject or speaker (an assistant's suggestion is the assistant's). It
+  compares facts with facts, so it does not depend on how long each speaker's turns are.
 
 `decide`: the question is unanswerable when the speaker gap exceeds `SPEAKER_GAP_ALONE`, or
 when the fact rule above fires and the holder gap exceeds `HOLDER_GAP_WITH_FACTS` (what the
@@ -89,7 +89,7 @@ SPEAKER_GAP_ALONE: float | None = 0.35
 #: holder gap (cosine units, see `holder_gap`) above which the fact rule's verdict stands
 #: (None: it always stands); dev-calibrated, see the module docstring
 HOLDER_GAP_WITH_FACTS: float | None = 0.0
-#: facts closest to the question the holder gap reads (``read/holder_facts``)
+#: facts closest to the question the holder gap reads (the ``holder`` part of ``read/linked_read``)
 HOLDER_K = 50
 #: roles whose speakers are not persons for the speaker gap (`kgmem.roles`)
 NOT_PERSONS = frozenset({"assistant", "system", "tool"})
@@ -198,8 +198,8 @@ def holder_gap(
     its subject or speaker (an assistant's suggestion is the assistant's).
 
     Args:
-        rows: ``read/holder_facts`` rows (``conversation_id``, ``subject``, ``speaker``,
-            ``cosine``), the facts closest to the question, best first.
+        rows: ``read/linked_read``'s ``holder`` rows (``conversation_id``, ``subject``,
+            ``speaker``, ``cosine``), the facts closest to the question, best first.
         ids: the person entity ids the question names.
         person_of: ``(conversation id, speaker) -> person entity id`` (`speaker_person`).
 

@@ -141,6 +141,10 @@ class LinkedPools:
         context_version: the conversation's write version when the read ran (None for data
             written before versions existed); the engine re-plans when it differs from the
             version of the planner context it used.
+        holder: the facts nearest the question with who holds each (``fact_id,
+            conversation_id, subject, speaker, cosine``, best first; the input of
+            `kgmem.retrieve.answerable.holder_gap`); empty unless the read asked for them
+            (``holder_k`` > 0).
     """
 
     seeds: dict[str, list[Candidate]] = field(default_factory=dict)
@@ -149,6 +153,7 @@ class LinkedPools:
     keyed_turns: dict[str, Candidate] = field(default_factory=dict)
     citing: dict[str, dict[str, Any]] = field(default_factory=dict)
     context_version: str | None = None
+    holder: list[dict[str, Any]] = field(default_factory=list)
 
     def attach_fact_scores(self, pool: Sequence[Candidate]) -> None:
         """Give every candidate its best citing fact (max cos(fact, q)) and its event time."""
@@ -205,6 +210,8 @@ def linked_read(
     as_of: datetime | None = None,
     depth: int | None = None,
     scope: ReadScope | None = None,
+    holder_k: int = 0,
+    holder_conversation_ids: Sequence[str] | None = None,
 ) -> LinkedPools:
     """Seeds, bounded expansion, citing facts and current-value input in ONE round trip
     (``read/linked_read`` with `linked_read_parameters`), every index scoped to the conversation
@@ -214,8 +221,8 @@ def linked_read(
         store: where to read.
         scope: the conversations searched and the filters, applied inside the vector index
             (default: ``params["conversation_id"]`` unfiltered, read with one more round trip).
-        params, qplan, cfg, speakers, current_entity_ids, as_of, depth: as for
-            `linked_read_parameters`.
+        params, qplan, cfg, speakers, current_entity_ids, as_of, depth, holder_k,
+            holder_conversation_ids: as for `linked_read_parameters`.
 
     Returns:
         a `LinkedPools`.
@@ -231,6 +238,8 @@ def linked_read(
         current_entity_ids=current_entity_ids,
         as_of=as_of,
         depth=depth,
+        holder_k=holder_k,
+        holder_conversation_ids=holder_conversation_ids,
     )
     return _pools(store.read("read/linked_read", **bound)[0])
 
@@ -250,6 +259,7 @@ LINKED_READ_SCALARS = frozenset(
         "k_events",
         "min_confidence",
         "w_fact",
+        "k_holder",
     }
 )
 
@@ -264,6 +274,8 @@ def linked_read_parameters(
     current_entity_ids: Sequence[str] = (),
     as_of: datetime | None = None,
     depth: int | None = None,
+    holder_k: int = 0,
+    holder_conversation_ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The parameters of ``read/linked_read`` for one question (pure: no round trip).
 
@@ -288,6 +300,10 @@ def linked_read_parameters(
         as_of: turns observed after this moment (timezone-aware) are invisible; None = all.
         depth: if given, every enabled seed generator returns this many (whole lists, for the
             reciprocal-rank-fusion row of the benchmark).
+        holder_k: how many of the facts nearest the question to return with who holds each
+            (`LinkedPools.holder`, for answerability's holder gap); 0 reads none.
+        holder_conversation_ids: the threads those facts come from, whatever the filters
+            (default: the scope's).
 
     Returns:
         ``{"q": {...}, "embedding": [...], "k_turns": int, ...}``.
@@ -326,6 +342,10 @@ def linked_read_parameters(
         "current_entity_ids": list(current_entity_ids),
         "as_of": as_of,
         "embedding": params["embedding"],
+        "k_holder": holder_k,
+        "holder_conversation_ids": list(
+            scope.conversation_ids if holder_conversation_ids is None else holder_conversation_ids
+        ),
         **scope.params(),
     }
     out: dict[str, Any] = {n: v for n, v in flat.items() if n in LINKED_READ_SCALARS}
@@ -395,6 +415,7 @@ def _pools(row: dict[str, Any]) -> LinkedPools:
     out.keyed_turns = {r["turn_id"]: candidate(r, "current_value") for r in row["turns"]}
     out.citing = {r["turn_id"]: r for r in row["citing"]}
     out.context_version = row["context_version"]
+    out.holder = list(row["holder"])
     return out
 
 

@@ -104,7 +104,7 @@ class LinkedRetriever(Retriever):
         merged, current, chain, qplan = self._resolve(request, qplan, merged, pools)
         hits = order_hits(score_candidates(merged, self.config.weights, _window(qplan)), current)
         answerability = self.answerability(
-            request.conversation_id, qplan, context, request.as_of, hits, request.params
+            request.conversation_id, qplan, context, request.as_of, hits, pools.holder
         )
         answer = None
         if current and answerability.get("answerable", True):
@@ -194,6 +194,8 @@ class LinkedRetriever(Retriever):
             ),
             as_of=request.as_of,
             scope=read_scope(request, context),
+            holder_k=HOLDER_K if persons_of(qplan, context, request.conversation_id) else 0,
+            holder_conversation_ids=context.conversation_ids or (request.conversation_id,),
         )
         return qplan, pools
 
@@ -335,14 +337,14 @@ class LinkedRetriever(Retriever):
         context: ConversationContext,
         as_of: datetime | None = None,
         hits: Sequence[Hit] = (),
-        params: Mapping[str, Any] | None = None,
+        holder: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
         """Whether memory supports ``qplan``'s question for the persons it names
         (`kgmem.retrieve.answerable.judge` on the question's key terms, then `decide` with the
-        speaker gap of ``hits``, the whole ranked pool, and the holder gap of the facts
-        nearest the question's ``params["embedding"]``; the support read is cached per
-        conversation when ``as_of`` is None, the holder read is one round trip when the
-        question names a person).
+        speaker gap of ``hits``, the whole ranked pool, and the holder gap of ``holder``, the
+        facts nearest the question that `linked_read` returned when the question names a
+        person, `LinkedPools.holder`; the support read is one round trip, cached per
+        conversation when ``as_of`` is None).
 
         Returns:
             ``{"answerable", "unsupported", "terms", "persons", "reason", "best_own",
@@ -350,10 +352,7 @@ class LinkedRetriever(Retriever):
             (the last seven: the rules' features, for calibration;
             `kgmem.retrieve.answerable.unanswerable`, `kgmem.retrieve.answerable.decide`).
         """
-        persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
-        named = list(persons)
-        for cid in context.conversation_ids or (conversation_id,):  # an owner: every thread's
-            persons += asker_persons(entity_scope(cid, context.owner or None), qplan.reading, named)
+        persons = persons_of(qplan, context, conversation_id)
         support = context.support.get(as_of)
         if support is None and persons:
             rows = self.store.read(
@@ -366,20 +365,11 @@ class LinkedRetriever(Retriever):
                 context.support[as_of] = support
         decision = judge(qplan.reading, persons, support or Support((), frozenset()))
         gap = speaker_gap(hits, qplan.speakers, context.roles)
-        held = None
-        if persons and params is not None and "embedding" in params:
-            held = holder_gap(
-                self.store.read(
-                    "read/holder_facts",
-                    conversation_ids=list(context.conversation_ids or (conversation_id,)),
-                    owner=context.owner,
-                    embedding=params["embedding"],
-                    k=HOLDER_K,
-                    as_of=as_of,
-                ),
-                {entity_id for entity_id, _ in persons},
-                speaker_person,
-            )
+        held = (
+            holder_gap(holder, {entity_id for entity_id, _ in persons}, speaker_person)
+            if persons
+            else None
+        )
         answerable = not decide(not decision.answerable, gap, held, in_memory=decision.in_memory)
         reason = decision.reason
         verdict = attribute_verdict(qplan.reading.ask, persons, support or Support((), frozenset()))
@@ -411,6 +401,19 @@ class LinkedRetriever(Retriever):
             "speaker_gap": gap,
             "holder_gap": held,
         }
+
+
+def persons_of(
+    qplan: QueryPlan, context: ConversationContext, conversation_id: str
+) -> list[tuple[str, str]]:
+    """``(entity id, surface)`` of the persons ``qplan``'s question is about: the person
+    entities it names, then the asker where the question speaks of them ("my", "the user"),
+    in every thread of ``context`` (an owner's: each thread's speaker entity)."""
+    persons = [(e.id, e.surface) for e in qplan.entities if e.type == "person"]
+    named = list(persons)
+    for cid in context.conversation_ids or (conversation_id,):
+        persons += asker_persons(entity_scope(cid, context.owner or None), qplan.reading, named)
+    return persons
 
 
 def read_scope(request: Request, context: ConversationContext) -> gen.ReadScope:
