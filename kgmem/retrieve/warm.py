@@ -13,13 +13,15 @@ budget 0, so nothing is read but the plan is compiled and cached (running it, un
 It is cheap (a handful of round trips; about 1-2 ms each when the plans are cached already),
 bounded (one run per statement and shape) and never raises: a failure (no schema yet, the
 server gone) is logged and ends the warm-up. `kgmem neo4j start` runs it after the server
-answers; `kgmem.api.Memory` runs it on its first search (`Memory.warm`).
+answers; `kgmem.api.Memory` runs it on its first search (`Memory.warm`). `warm_planner` does the
+same for the process's own first-use costs (the date parser's language data).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from kgmem.errors import KgmemError
@@ -28,7 +30,14 @@ from kgmem.retrieve.generators import empty_scope, linked_read_parameters
 from kgmem.retrieve.plan import plan
 from kgmem.store import Store
 
-__all__ = ["WARM_CONVERSATIONS", "vector_dimension", "warm_read_path", "warm_statements"]
+__all__ = [
+    "WARM_CONVERSATIONS",
+    "WARM_QUESTION",
+    "vector_dimension",
+    "warm_planner",
+    "warm_read_path",
+    "warm_statements",
+]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +45,20 @@ log = logging.getLogger(__name__)
 #: and up to 100 characters): the small statements take the id as a parameter of its own, so
 #: their plans are keyed on its length bucket too
 WARM_CONVERSATIONS = ("kgmem-warm", "kgmem-warm-up-conversation")
+
+
+#: a question with relative dates, read once so that the date parser loads its language data
+#: (about 0.1 s, once per process) before the first real question
+WARM_QUESTION = "What did you do last week, two days before the trip?"
+
+
+def warm_planner() -> float:
+    """Read and plan `WARM_QUESTION` once (no server): the first relative date a process
+    resolves makes ``dateparser`` load its English data, which would otherwise land on the
+    first question that names a time. Returns the wall time in ms."""
+    t0 = time.perf_counter()
+    plan(WARM_QUESTION, reference=datetime(2000, 1, 1, tzinfo=UTC))
+    return round((time.perf_counter() - t0) * 1000, 1)
 
 
 def warm_statements(dimension: int) -> list[tuple[str, dict[str, Any]]]:

@@ -44,3 +44,4 @@ def test_memory_warm_compiles_the_plans_and_loads_the_model(
     out = memory.warm()
     assert set(out["plans_ms"]) == {name for name, _ in warm_statements(384)}
     assert out["model_ms"] >= 0 and memory.embedder._model is not None
+    assert out["planner_ms"] >= 0
