@@ -20,7 +20,16 @@ Report (JSON)::
      "kgmem_embedding": {... of the query embedding alone},
      "kgmem_embedding_share": {"p50": embed p50 / total p50, "mean": sum embed / sum total},
      "peer": {...} | null, "peer_info": {"version", "ingest_ms", ...} | null,
-     "ratios": {"p50": kgmem / peer, ...} | null}
+     "ratios": {"p50": kgmem / peer, ...} | null,
+     "throughput": null | {"clients": int, "seconds": float,
+                           "kgmem": {"queries", "qps", "n", "p50", "p95", "p99", "mean"},
+                           "peer": {...} | null, "qps_ratio": kgmem qps / peer qps | null}}
+
+With ``clients`` > 0 a throughput phase follows: ``clients`` threads share one `Memory` (as
+threads of one service would) and ask the conversation's questions round-robin for
+``seconds``; then the same for the peer, one worker process per client (its own driver and
+model), so the peer is not held back by this process's GIL. Each side runs alone on the
+machine; the report gives completed questions per second and the latency of each.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import contextlib
 import json
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,7 +52,15 @@ from kgmem.errors import KgmemError
 from kgmem.ingest.locomo import load_locomo
 from kgmem.models import ConversationRecord
 
-__all__ = ["PeerError", "PeerWorker", "interleaved_order", "ratios", "run_latency", "summary"]
+__all__ = [
+    "PeerError",
+    "PeerWorker",
+    "interleaved_order",
+    "ratios",
+    "run_latency",
+    "run_throughput",
+    "summary",
+]
 
 SCHEMA = "kgmem-bench-latency/1"
 WORKER = Path(__file__).with_name("peer_worker.py")
@@ -71,6 +89,56 @@ def ratios(mine: dict[str, float], theirs: dict[str, float]) -> dict[str, float]
     """``mine[s] / theirs[s]`` for each of p50, p95, p99 and mean, to 3 decimals (< 1: mine is
     faster); a statistic that is 0 on ``theirs`` is left out."""
     return {s: round(mine[s] / theirs[s], 3) for s in STATS if theirs.get(s)}
+
+
+def run_throughput(
+    clients: Sequence[Callable[[str], object]], questions: Sequence[str], seconds: float
+) -> dict[str, float]:
+    """Closed-loop throughput: one thread per callable in ``clients``, each asking
+    ``questions`` round-robin (client ``i`` starts at question ``i``) until ``seconds`` have
+    passed; a question started before the deadline is counted when it ends.
+
+    Returns:
+        ``{"queries": int, "qps": completed / wall seconds, "n", "p50", "p95", "p99", "mean"}``
+        (latencies in ms, `summary`).
+
+    Raises:
+        ValueError: no client, no question, or ``seconds`` <= 0.
+        Exception: the first error a client raised (the others stop at their next question).
+    """
+    if not clients or not questions or seconds <= 0:
+        raise ValueError("throughput needs at least one client, one question and seconds > 0")
+    latencies: list[list[float]] = [[] for _ in clients]
+    errors: list[BaseException] = []
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def loop(index: int, ask: Callable[[str], object]) -> None:
+        i = index
+        while not errors and time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            try:
+                ask(questions[i % len(questions)])
+            except BaseException as exc:  # reported to the caller below
+                errors.append(exc)
+                return
+            latencies[index].append((time.perf_counter() - t0) * 1000)
+            i += len(clients)
+
+    threads = [
+        threading.Thread(target=loop, args=(n, ask), daemon=True) for n, ask in enumerate(clients)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    every = [ms for one in latencies for ms in one]
+    if not every:
+        raise ValueError("no question finished within the time given")
+    return {"queries": len(every), "qps": round(len(every) / wall, 2), **summary(every)}
 
 
 def interleaved_order(n: int) -> list[tuple[int, bool]]:
@@ -147,6 +215,48 @@ def peer_messages(record: ConversationRecord) -> list[dict[str, Any]]:
     ]
 
 
+def _throughput(
+    memory: Memory,
+    peer_python: str | Path | None,
+    init: dict[str, Any],
+    questions: Sequence[str],
+    conversation: str,
+    k: int,
+    clients: int,
+    seconds: float,
+) -> dict[str, Any]:
+    """The throughput phase of the module docstring: kgmem's threads, then the peer's
+    workers (each started, initialised and asked a few untimed questions first)."""
+    ours = run_throughput(
+        [lambda q: memory.search(q, conversation, k)] * clients, questions, seconds
+    )
+    theirs: dict[str, float] | None = None
+    if peer_python is not None:
+        workers: list[PeerWorker] = []
+        try:
+            for _ in range(clients):
+                worker = PeerWorker(peer_python)
+                workers.append(worker)
+                worker.call("init", **init)
+                for q in questions[:5]:
+                    worker.call("search", query=q, session=conversation, k=k)
+
+            def asker(worker: PeerWorker) -> Callable[[str], object]:
+                return lambda q: worker.call("search", query=q, session=conversation, k=k)
+
+            theirs = run_throughput([asker(w) for w in workers], questions, seconds)
+        finally:
+            for worker in workers:
+                worker.close()
+    return {
+        "clients": clients,
+        "seconds": seconds,
+        "kgmem": ours,
+        "peer": theirs,
+        "qps_ratio": round(ours["qps"] / theirs["qps"], 3) if theirs and theirs["qps"] else None,
+    }
+
+
 def _spacy_location(name: str) -> str:
     """The directory of the spaCy pipeline kgmem loads for ``name`` (its offline fallback
     package included), for the peer to load the same pipeline."""
@@ -166,6 +276,8 @@ def run_latency(
     k: int = 10,
     warmup: int = 20,
     limit: int | None = None,
+    clients: int = 0,
+    seconds: float = 60.0,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run the side-by-side measurement and return the report of the module docstring.
@@ -179,6 +291,8 @@ def run_latency(
         k: hits per search.
         warmup: questions run by both systems first and not timed (plans, model, caches).
         limit: time only the first ``limit`` questions.
+        clients: concurrent clients of the throughput phase (0: no such phase).
+        seconds: how long each side of the throughput phase runs.
         progress: callback ``(stage, done, total)``.
 
     Raises:
@@ -207,19 +321,19 @@ def run_latency(
     memory.warm()
     report["embedding_backend"] = memory.embedder.query_backend
     peer: PeerWorker | None = None
+    settings = memory.settings
+    init = {
+        "uri": settings.neo4j_uri,
+        "user": settings.neo4j_user,
+        "password": settings.resolved_password() or "",
+        "database": settings.neo4j_database,
+        "model": model_location(settings.embedder),
+        "extraction": peer_extraction,
+        "spacy_model": _spacy_location(settings.spacy_model) if peer_extraction == "spacy" else "",
+    }
     if peer_python is not None:
         peer = PeerWorker(peer_python)
-        settings = memory.settings
-        info = peer.call(
-            "init",
-            uri=settings.neo4j_uri,
-            user=settings.neo4j_user,
-            password=settings.resolved_password() or "",
-            database=settings.neo4j_database,
-            model=model_location(settings.embedder),
-            extraction=peer_extraction,
-            spacy_model=_spacy_location(settings.spacy_model) if peer_extraction == "spacy" else "",
-        )
+        info = peer.call("init", **init)
         ingest = peer.call(
             "ingest",
             session=conversation,
@@ -264,6 +378,11 @@ def run_latency(
     finally:
         if peer is not None:
             peer.close()
+    report["throughput"] = (
+        _throughput(memory, peer_python, init, questions, conversation, k, clients, seconds)
+        if clients
+        else None
+    )
     report["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]
     report["kgmem"] = summary(ours)
     report["kgmem_embedding"] = summary(embeds)

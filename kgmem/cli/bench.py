@@ -393,6 +393,20 @@ def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: b
 @click.option(
     "--limit", type=click.IntRange(min=1), help="Time only the first N questions (default all)."
 )
+@click.option(
+    "--clients",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Concurrent clients of a throughput phase after the interleaved one (0: none).",
+)
+@click.option(
+    "--seconds",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="How long each side of the throughput phase runs.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
 @click.pass_context
 def bench_latency(
@@ -404,11 +418,14 @@ def bench_latency(
     k: int,
     warmup: int,
     limit: int | None,
+    clients: int,
+    seconds: float,
     quiet: bool,
 ) -> None:
     """Side-by-side end-to-end search latency of kgmem and the peer neo4j-agent-memory on the
-    same server and the same questions of FILE, interleaved one by one; prints JSON
-    (kgmem.bench.latency). Use an empty private server: both systems write there."""
+    same server and the same questions of FILE, interleaved one by one, then (--clients N)
+    the throughput of N concurrent clients of each; prints JSON (kgmem.bench.latency). Use an
+    empty private server: both systems write there."""
     from kgmem.bench.latency import run_latency
     from kgmem.errors import KgmemError
 
@@ -427,6 +444,8 @@ def bench_latency(
                 k=k,
                 warmup=warmup,
                 limit=limit,
+                clients=clients,
+                seconds=seconds,
                 progress=progress,
             )
         except KgmemError as exc:

@@ -1,13 +1,23 @@
-"""The pure parts of `kgmem bench latency`: statistics, ratios, the interleaving and the
-peer's message dicts (the side-by-side run itself is optional and never in CI)."""
+"""The pure parts of `kgmem bench latency`: statistics, ratios, the interleaving, the
+throughput loop and the peer's message dicts (the side-by-side run itself is optional and
+never in CI)."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 
-from kgmem.bench.latency import interleaved_order, peer_messages, ratios, summary
+from kgmem.bench.latency import (
+    interleaved_order,
+    peer_messages,
+    ratios,
+    run_throughput,
+    summary,
+)
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
 
 
@@ -60,3 +70,41 @@ def test_peer_messages_keep_order_roles_and_turn_ids() -> None:
     assert [m["content"] for m in messages] == ["turn 0", "turn 1", "turn 2"]
     assert [m["metadata"]["turn_id"] for m in messages] == ["c:D1:1", "c:D1:2", "c:D1:3"]
     assert all(m["timestamp"] == "2023-05-01T09:30:00+00:00" for m in messages)
+
+
+def test_throughput_runs_every_client_concurrently_round_robin_until_the_deadline() -> None:
+    asked: list[tuple[int, str]] = []
+    lock = threading.Lock()
+    inside = {"now": 0, "most": 0}
+
+    def client(n: int) -> Callable[[str], None]:
+        def ask(q: str) -> None:
+            with lock:
+                asked.append((n, q))
+                inside["now"] += 1
+                inside["most"] = max(inside["most"], inside["now"])
+            time.sleep(0.01)
+            with lock:
+                inside["now"] -= 1
+
+        return ask
+
+    out = run_throughput([client(0), client(1)], ["a", "b", "c"], 0.2)
+    assert out["queries"] == len(asked) == out["n"] and out["queries"] >= 4
+    assert out["qps"] > 0 and out["p50"] >= 10.0
+    assert inside["most"] == 2  # both clients were asking at once
+    first = [q for n, q in asked if n == 0][:3]
+    second = [q for n, q in asked if n == 1][:3]
+    assert first[:2] == ["a", "c"] and second[:2] == ["b", "a"]  # round-robin, offset by client
+
+
+def test_throughput_reports_a_client_error_and_rejects_empty_input() -> None:
+    def broken(q: str) -> None:
+        raise RuntimeError("server gone")
+
+    with pytest.raises(RuntimeError, match="server gone"):
+        run_throughput([broken], ["a"], 0.1)
+    with pytest.raises(ValueError):
+        run_throughput([], ["a"], 1.0)
+    with pytest.raises(ValueError):
+        run_throughput([broken], [], 1.0)
