@@ -5,14 +5,14 @@
 // contributes nothing. Cosines are raw, in [-1, 1] (vector index scores and
 // vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of six lists and a version:
 //   seeds     one map per (generator, turn): the turn, its cosine, and what it matched
-//     dense_turns  top-$k_turns turns, vector index filtered by scope and filters inside the index; every
+//     dense_turns  top-$k_turns turns, vector index filtered by scope (and filters) inside it; every
 //                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
 //                  keeps the best: recall@40 against an exact scan 0.999 -> 1.000 in a
 //                  50,000-turn conversation at no measurable cost (kgmem bench scale)
 //     dense_facts  top-$k_facts facts (of fact sources $q.sources, null = all) the same way,
 //                  each with the turns it cites
 //     speaker      top-$k_speaker turns spoken by each of $q.named_speakers (the speakers the
-//                  question names), vector index filtered by tenant and speaker inside the index
+//                  question names), vector index filtered by tenant and speaker inside it
 //     fulltext     BM25 top-$k_fulltext turns and facts; $q.ft_query is the Lucene query of the
 //                  question's words AND the tenant token (+tk:<token>^0, a filter that adds no score), so the tenant's every
 //                  matching node is eligible whatever other tenants hold
@@ -34,11 +34,16 @@
 // Scope and filters (kgmem.retrieve.scope): every turn any part returns has
 //   owner = $q.owner, conversation_id IN $q.conversation_ids, speaker IN $q.speakers,
 //   session IN $q.sessions, source_kind IN $q.kinds and $q.from <= observed_at <= $q.to.
-// The vector SEARCHes apply all of it inside the index; Neo4j accepts only conjunctions of
-// equality / IN / range there (no OR, no "$x IS NULL OR"), so an unset filter is passed as its
-// widest value (every speaker and session of the scope, every kind, open time bounds), and
-// $q.to is also the moment of asking ($q.as_of) when one is given. BM25 is scoped to the owner or
-// conversation inside Lucene ($q.ft_query's tenant token) and asks Lucene for $ft_limit hits
+// Inside the vector index, every SEARCH is filtered by conversation_id IN $q.conversation_ids
+// (a conversation has one owner, so this is the tenant; the owner is checked again on every
+// row). When $q.bounded (a filter or a moment of asking is set) the turn SEARCHes also apply the
+// filters inside the index; Neo4j accepts only conjunctions of equality / IN / range there (no
+// OR, no "$x IS NULL OR"), so the two cases are two SEARCH clauses of which one runs, and an
+// unset filter is passed as its widest value (every speaker and session of the scope, every
+// kind, open time bounds); $q.to is also the moment of asking ($q.as_of) when one is given.
+// Without a bound the widest values restrict nothing but cost a clause each (a 50,000-turn
+// conversation's session list made that the largest part of its read). BM25 is scoped to the
+// owner or conversation inside Lucene ($q.ft_query's tenant token) and asks Lucene for $ft_limit hits
 // (more than $k_fulltext when a filter is set) before the other filters; the graph parts
 // (entity, window, events, keyed facts) filter before their limits.
 // $q.as_of (a datetime or null) additionally hides facts valid only after it (keyed facts).
@@ -57,7 +62,7 @@
 //   datetime('0001-01-01T00:00:00Z'), `to`: datetime('9999-12-31T23:59:59Z'), sources: null,
 //   ft_query: '+tk:123^0 +text:(support group)', ft_fact_query: '+tk:123^0 +text:(support group)',
 //   named_speakers: [], entity_ids: [], start: null, end: null, current_entity_ids: [], as_of:
-//   null, holder_conversation_ids: ['conv-26']}
+//   null, holder_conversation_ids: ['conv-26'], bounded: false}
 // :param ft_limit => 10
 // :param embedding => [0.1, ...]
 // :param k_turns => 40
@@ -72,13 +77,24 @@
 // :param k_holder => 0
 CYPHER 25
 CALL () {
-  WITH 1 AS go WHERE $k_turns > 0
-  MATCH (t:Turn)
-    SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                 WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids
-                   AND t.speaker IN $q.speakers AND t.session IN $q.sessions
-                   AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from AND t.observed_at <= $q.to
-                 LIMIT 2 * $k_turns) SCORE AS s
+  CALL () {
+    WITH 1 AS go WHERE $k_turns > 0 AND NOT $q.bounded
+    MATCH (t:Turn)
+      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                   WHERE t.conversation_id IN $q.conversation_ids
+                   LIMIT 2 * $k_turns) SCORE AS s
+    RETURN t, s
+    UNION ALL
+    WITH 1 AS go WHERE $k_turns > 0 AND $q.bounded
+    MATCH (t:Turn)
+      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                   WHERE t.conversation_id IN $q.conversation_ids
+                     AND t.speaker IN $q.speakers AND t.session IN $q.sessions
+                     AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+                     AND t.observed_at <= $q.to
+                   LIMIT 2 * $k_turns) SCORE AS s
+    RETURN t, s
+  }
   WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_turns
   RETURN 'dense_turns' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
          null AS bm25, null AS via
@@ -88,7 +104,7 @@ CALL () {
       WITH 1 AS go WHERE $k_facts > 0 AND $q.sources IS NULL
       MATCH (f:Fact)
         SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                     WHERE f.owner = $q.owner AND f.conversation_id IN $q.conversation_ids
+                     WHERE f.conversation_id IN $q.conversation_ids
                      LIMIT 2 * $k_facts) SCORE AS s
       RETURN f, s
       UNION ALL
@@ -96,7 +112,7 @@ CALL () {
       CALL (source) {
         MATCH (f:Fact)
           SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                       WHERE f.owner = $q.owner AND f.conversation_id IN $q.conversation_ids
+                       WHERE f.conversation_id IN $q.conversation_ids
                          AND f.source = source
                        LIMIT 2 * $k_facts) SCORE AS s
         RETURN f, s
@@ -113,13 +129,25 @@ CALL () {
   UNION ALL
   UNWIND CASE WHEN $k_speaker > 0 THEN $q.named_speakers ELSE [] END AS speaker
   CALL (speaker) {
-    MATCH (t:Turn)
-      SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
-                   WHERE t.owner = $q.owner AND t.conversation_id IN $q.conversation_ids
-                     AND t.speaker = speaker AND t.session IN $q.sessions
-                     AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
-                     AND t.observed_at <= $q.to
-                   LIMIT 2 * $k_speaker) SCORE AS s
+    CALL (speaker) {
+      WITH 1 AS go WHERE NOT $q.bounded
+      MATCH (t:Turn)
+        SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                     WHERE t.conversation_id IN $q.conversation_ids
+                       AND t.speaker = speaker
+                     LIMIT 2 * $k_speaker) SCORE AS s
+      RETURN t, s
+      UNION ALL
+      WITH 1 AS go WHERE $q.bounded
+      MATCH (t:Turn)
+        SEARCH t IN (VECTOR INDEX turn_embedding FOR $embedding
+                     WHERE t.conversation_id IN $q.conversation_ids
+                       AND t.speaker = speaker AND t.session IN $q.sessions
+                       AND t.source_kind IN $q.kinds AND t.observed_at >= $q.from
+                       AND t.observed_at <= $q.to
+                     LIMIT 2 * $k_speaker) SCORE AS s
+      RETURN t, s
+    }
     WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_speaker
     RETURN t, s
   }
@@ -253,7 +281,7 @@ CALL () {
   WITH 1 AS go WHERE $k_holder > 0
   MATCH (f:Fact)
     SEARCH f IN (VECTOR INDEX fact_embedding FOR $embedding
-                 WHERE f.owner = $q.owner AND f.conversation_id IN $q.holder_conversation_ids
+                 WHERE f.conversation_id IN $q.holder_conversation_ids
                  LIMIT 2 * $k_holder) SCORE AS s
   WITH f, s
   WHERE $q.as_of IS NULL OR f.valid_from IS NULL OR f.valid_from <= $q.as_of

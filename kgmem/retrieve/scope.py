@@ -199,6 +199,11 @@ class Bounds:
     Attributes:
         speakers / sessions / kinds: the allowed values (a filter's, else every value).
         start / end: the observed-time range, inclusive (``end`` also bounds ``as_of``).
+        narrow: a filter or a moment of asking sets some bound. When False the bounds admit
+            every turn of the scope, and the vector searches filter by conversation alone
+            (``$q.bounded``): the widest values are no restriction, but every one of them is
+            a clause the index evaluates, and a long conversation's session list made that
+            filter the largest cost of its read.
     """
 
     speakers: tuple[str, ...]
@@ -206,6 +211,7 @@ class Bounds:
     kinds: tuple[str, ...]
     start: datetime
     end: datetime
+    narrow: bool = True
 
     @classmethod
     def of(
@@ -219,22 +225,29 @@ class Bounds:
         """The bounds of ``filters`` in a scope with these ``speakers`` and ``sessions``."""
         start, end = filters.between or (None, None)
         end = min(x for x in (end, as_of, LATEST) if x is not None)
+        narrow = as_of is not None or any(
+            x is not None
+            for x in (filters.speakers, filters.sessions, filters.sources, filters.between)
+        )
         return cls(
             speakers=filters.speakers if filters.speakers is not None else tuple(speakers),
             sessions=filters.sessions if filters.sessions is not None else tuple(sessions),
             kinds=filters.sources if filters.sources is not None else SOURCE_KINDS,
             start=start or EARLIEST,
             end=end,
+            narrow=narrow,
         )
 
     def params(self) -> dict[str, Any]:
-        """The statement parameters ``speakers``, ``sessions``, ``kinds``, ``from``, ``to``."""
+        """The statement parameters ``speakers``, ``sessions``, ``kinds``, ``from``, ``to``
+        and ``bounded`` (`narrow`)."""
         return {
             "speakers": list(self.speakers),
             "sessions": list(self.sessions),
             "kinds": list(self.kinds),
             "from": self.start,
             "to": self.end,
+            "bounded": self.narrow,
         }
 
 

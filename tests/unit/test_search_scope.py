@@ -31,8 +31,26 @@ def test_unset_filters_are_their_widest_values() -> None:
         "kinds": list(SOURCE_KINDS),
         "from": EARLIEST,
         "to": LATEST,
+        "bounded": False,  # the vector searches filter by conversation alone
     }
     assert not SearchFilters().active
+
+
+@pytest.mark.parametrize(
+    ("filters", "as_of"),
+    [
+        (SearchFilters.of(speakers="Ana"), None),
+        (SearchFilters.of(sessions=2), None),
+        (SearchFilters.of(between=(MAY, None)), None),
+        (SearchFilters.of(sources=["chat"]), None),
+        (SearchFilters(), JUNE),  # the moment of asking hides later turns
+    ],
+)
+def test_a_filter_or_a_moment_of_asking_makes_the_bounds_narrow(
+    filters: SearchFilters, as_of: datetime | None
+) -> None:
+    bounds = Bounds.of(filters, speakers=("Ana", "Bo"), sessions=(1, 2), as_of=as_of)
+    assert bounds.narrow and bounds.params()["bounded"] is True
 
 
 def test_set_filters_replace_the_widest_values_and_as_of_bounds_the_end() -> None:
