@@ -8,7 +8,7 @@ this script stops and starts it. The conversations must be ingested already.
 
     KGMEM_DATA_DIR=/tmp/me-data KGMEM_NEO4J_BOLT_PORT=17687 KGMEM_NEO4J_HTTP_PORT=17474 \
         python scripts/restart_latency.py /work/shared/data/locomo/locomo-dev.json \
-        --conversation conv-41 [--no-restart] [--limit 100]
+        --conversation conv-41 [--no-restart] [--warm] [--limit 100]
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ def main() -> None:
     parser.add_argument("--conversation", action="append", default=None)
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
     parser.add_argument("--no-restart", action="store_true")
+    parser.add_argument(
+        "--warm", action="store_true", help="call Memory.warm() first, as a service would"
+    )
     args = parser.parse_args()
     settings = Settings()
     restart_s = None
@@ -62,6 +65,7 @@ def main() -> None:
     passes: list[list[float]] = []
     with Memory.from_settings(settings) as memory:
         memory.embedder.encode_one("load the model outside the timing")
+        warmed = memory.warm() if args.warm else None
         for _ in range(2):
             ms = []
             for text, cid in questions:
@@ -74,6 +78,7 @@ def main() -> None:
             {
                 "questions": len(questions),
                 "restart_s": restart_s,
+                "warm": warmed,
                 "load": [round(x, 2) for x in os.getloadavg()],
                 "first_pass": _summary(passes[0]),
                 "second_pass": _summary(passes[1]),

@@ -28,8 +28,10 @@ Report (JSON)::
 With ``clients`` > 0 a throughput phase follows: ``clients`` threads share one `Memory` (as
 threads of one service would) and ask the conversation's questions round-robin for
 ``seconds``; then the same for the peer, one worker process per client (its own driver and
-model), so the peer is not held back by this process's GIL. Each side runs alone on the
-machine; the report gives completed questions per second and the latency of each.
+model, torch at one intra-op thread as kgmem's query embedding is), so the peer is not held
+back by this process's GIL nor by N processes each spinning two threads on the same cores.
+Each side runs alone on the machine; the report gives completed questions per second and the
+latency of each.
 """
 
 from __future__ import annotations
@@ -152,12 +154,16 @@ class PeerWorker:
 
     Args:
         python: the peer environment's Python (``neo4j-agent-memory`` installed there).
+        threads: if given, the worker's torch intra-op threads (``OMP_NUM_THREADS``).
 
     Raises:
         PeerError: the process cannot start.
     """
 
-    def __init__(self, python: str | Path) -> None:
+    def __init__(self, python: str | Path, *, threads: int | None = None) -> None:
+        env = None
+        if threads is not None:  # torch and its BLAS read these at import
+            env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
         try:
             self._proc = subprocess.Popen(
                 [str(python), str(WORKER)],
@@ -165,6 +171,7 @@ class PeerWorker:
                 stdout=subprocess.PIPE,
                 text=True,
                 bufsize=1,
+                env=env,
             )
         except OSError as exc:
             raise PeerError(f"cannot start the peer worker with {python}: {exc}") from exc
@@ -235,7 +242,7 @@ def _throughput(
         workers: list[PeerWorker] = []
         try:
             for _ in range(clients):
-                worker = PeerWorker(peer_python)
+                worker = PeerWorker(peer_python, threads=1)
                 workers.append(worker)
                 worker.call("init", **init)
                 for q in questions[:5]:
