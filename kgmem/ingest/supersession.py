@@ -69,7 +69,6 @@ __all__ = [
     "current",
     "relation_family",
     "restates",
-    "same_value",
     "supersession_chain",
     "supersession_key",
     "supersession_links",
@@ -436,7 +435,7 @@ def supersession_chain(facts: Sequence[FactRecord]) -> list[tuple[str, str]]:
             if multi and newer.modality != "negated" and not change_cue(newer.text):
                 run = [newer]
                 continue
-            if restates(older, newer) or same_value(older, newer):
+            if restates(older, newer):
                 run.append(newer)  # the same value said again: it confirms, never replaces
                 continue
             pairs.extend((newer.id, old.id) for old in run)
@@ -453,12 +452,17 @@ def restates(older: FactRecord, newer: FactRecord) -> bool:
     new one: same polarity and modality, and either the same relation and object head word
     ("lost her job" after "lost her job at Door Dash"), or, with no change cue, the same object
     head word ("working on her online store" twice) or a continuation cue ("still", "keep",
-    "continue", "again"). A negation never restates (it is a retraction). Only facts keyed by
-    this module's rules qualify: annotations, manual facts and the relation-lexicon statements
-    of numbered lists (key ``<subject>|<relation id>``) never restate; there the latest wins.
+    "continue", "again"), or they give their attribute the same value (`_same_value`: a clause
+    fact and a value-form fact of one turn, or the value said again). A negation never restates
+    (it is a retraction). Only extracted facts qualify, and apart from an equal attribute value
+    only those keyed by this module's rules: annotations, manual facts and the relation-lexicon
+    statements of numbered lists (key ``<subject>|<relation id>``) never restate; there the
+    latest wins.
     """
     if newer.source != "extracted" or older.source != "extracted":
         return False
+    if _same_value(older, newer):
+        return True
     for fact in (older, newer):  # keyed by these rules, not by a relation lexicon
         derived = supersession_key(fact)
         if derived is None or (fact.key is not None and fact.key != derived):
@@ -473,22 +477,20 @@ def restates(older: FactRecord, newer: FactRecord) -> bool:
     new_words = {_head_word([w]) for w in _object_words(newer.object)}
     old_head = _head_word(_object_words(older.object))
     new_head = _head_word(_object_words(newer.object))
-    same_value = bool(old_head and new_head) and (old_head in new_words or new_head in old_words)
-    if same_value and _normalise(newer.relation) == _normalise(older.relation):
+    same_head = bool(old_head and new_head) and (old_head in new_words or new_head in old_words)
+    if same_head and _normalise(newer.relation) == _normalise(older.relation):
         return True  # the same event told twice, even with a change verb ("lost her job")
     if change_cue(newer.text):
         return False  # "quit my job" after "got a job": a change naming the same thing
-    return same_value or bool(_CONTINUATION.search(newer.text))
+    return same_head or bool(_CONTINUATION.search(newer.text))
 
 
-def same_value(older: FactRecord, newer: FactRecord) -> bool:
+def _same_value(older: FactRecord, newer: FactRecord) -> bool:
     """Whether two extracted facts on one key give their attribute the same value (case and
     spacing aside) with the same modality: a clause fact and a value-form fact of one turn
     ("I moved to Leuven" / "Leuven"), or a later turn saying it again. Such a fact confirms the
     value; a ``SUPERSEDES`` link between them would say a value replaced itself. A negation is
     never the same value (it is a retraction)."""
-    if older.source != "extracted" or newer.source != "extracted":
-        return False
     if older.value is None or newer.value is None or newer.modality == "negated":
         return False
     if older.modality != newer.modality:
