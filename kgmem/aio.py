@@ -93,6 +93,10 @@ class AsyncMemory:
         """See `Memory.apply_schema`."""
         return await self._run(self.sync.apply_schema)
 
+    async def migrate(self) -> dict[str, int]:
+        """See `Memory.migrate`."""
+        return await self._run(self.sync.migrate)
+
     async def add_conversation(
         self,
         conversation: ConversationRecord,

@@ -18,6 +18,7 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import MalformedInput
+from kgmem.ids import checks_ids
 from kgmem.ingest.documents import Document as Document
 from kgmem.ingest.documents import DocumentReport as DocumentReport
 from kgmem.ingest.pipeline import AppendHook as AppendHook
@@ -93,6 +94,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
             chain_sources=self._chain_sources,
         )
 
+    @checks_ids
     def search(
         self,
         query: str,
@@ -213,6 +215,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
         """Every stored conversation with its turn count and first/last timestamps."""
         return self.store.read("read/list_conversations")
 
+    @checks_ids
     def counts(self, conversation_id: str) -> dict[str, int]:
         """Node/edge counts of one conversation (turns, next, facts, cites, entities, events)."""
         rows = self.store.read("read/count_conversation", conversation_id=conversation_id)

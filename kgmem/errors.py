@@ -69,6 +69,8 @@ class InputError(KgmemError):
         file: the input file, if any.
         conversation_id: the conversation being read, if known.
         turn: the turn id (e.g. ``D3:7``) or line number, if known.
+        argument: the argument or field at fault (``conversation_id``, ``owner``, ...), for an
+            error about a call's arguments rather than a file.
     """
 
     def __init__(
@@ -78,13 +80,20 @@ class InputError(KgmemError):
         file: str | None = None,
         conversation_id: str | None = None,
         turn: str | None = None,
+        argument: str | None = None,
     ) -> None:
         self.file = file
         self.conversation_id = conversation_id
         self.turn = turn
+        self.argument = argument
         where = ", ".join(
             f"{name} {value!r}"
-            for name, value in (("file", file), ("conversation", conversation_id), ("turn", turn))
+            for name, value in (
+                ("argument", argument),
+                ("file", file),
+                ("conversation", conversation_id),
+                ("turn", turn),
+            )
             if value is not None
         )
         super().__init__(f"{message} ({where})" if where else message)

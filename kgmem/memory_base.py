@@ -10,14 +10,16 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import MalformedInput
+from kgmem.ids import checks_ids
 from kgmem.ingest.pipeline import FactSources, Ingestor
 from kgmem.ingest.requests import RequestPolicy
 from kgmem.ingest.threads import share_entities
 from kgmem.retrieve.chain import StoreFactSource
 from kgmem.retrieve.scope import check_owner, owner_scope_key
+from kgmem.retrieve.warm import warm_read_path
 from kgmem.roles import check_roles
 from kgmem.store import Store
-from kgmem.store.schema import apply_schema, rebuild_search_indexes
+from kgmem.store.schema import apply_schema, rebuild_search_indexes, restore_key_case
 from kgmem.store.tenant import owner_token
 
 __all__ = ["MemoryBase"]
@@ -46,7 +48,8 @@ class MemoryBase:
         self.store.verify()
 
     def apply_schema(self) -> list[str]:
-        """Create constraints and indexes (idempotent).
+        """Create constraints and indexes (idempotent), then compile the read path's query
+        plans on the server (`kgmem.retrieve.warm.warm_read_path`; never raises).
 
         Raises:
             SchemaMismatch: a vector index of another dimension exists.
@@ -55,7 +58,27 @@ class MemoryBase:
         names = apply_schema(self.store, self.embedder.dimension)
         self._schema_ready = True
         self._indexes_online = True  # apply_schema waits until they are online
+        # the server compiles the read path's plans now, not on the first question: a schema
+        # applied by the first ingest of a fresh server would otherwise leave `kgmem neo4j
+        # start`'s warm-up with nothing to warm (no vector index yet) and the first search
+        # paying seconds of planning (cheap when the plans are cached: 1-2 ms a statement)
+        warm_read_path(self.store, self.embedder.dimension)
         return names
+
+    def migrate(self) -> dict[str, int]:
+        """Bring stored data written by an older kgmem to this version's rules (idempotent;
+        `kgmem schema apply` runs it and prints what changed).
+
+        Returns:
+            ``keys_restored``: supersession keys whose conversation or owner scope had been
+            case-folded and now carry the id exactly as given
+            (`kgmem.store.schema.restore_key_case`).
+        """
+        restored = restore_key_case(self.store)
+        if restored:
+            self._contexts.clear()
+            self._chain_sources.clear()
+        return {"keys_restored": restored}
 
     def rebuild_schema(self) -> list[str]:
         """Replace search indexes of an older layout, keeping all data (see
@@ -164,11 +187,13 @@ class MemoryBase:
         are visible. Needed on a cluster or Aura; harmless on one server."""
         self.store.use_bookmarks(bookmarks)
 
+    @checks_ids
     def owner_of(self, conversation_id: str) -> str | None:
         """The owner of a conversation, or None (no owner, or no such conversation)."""
         rows = self.store.read("read/conversation_owner", conversation_id=conversation_id)
         return rows[0]["owner"] if rows else None
 
+    @checks_ids
     def owner_conversations(self, owner: str) -> list[str]:
         """The ids of the owner's conversations, sorted (empty for an unknown owner).
 

@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kgmem.errors import ConversationNotFound, MalformedInput
+from kgmem.ids import checks_ids
 from kgmem.memory_base import MemoryBase
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.scope import Scope
+from kgmem.store.tenant import key_holder
 
 __all__ = ["MemoryFacts"]
 
@@ -23,6 +25,7 @@ def _aware(value: Any) -> datetime | None:
 class MemoryFacts(MemoryBase):
     """The fact and timeline methods of `kgmem.api.Memory`."""
 
+    @checks_ids
     def chain(self, question: str, conversation_id: str) -> ChainResult:
         """Answer a chain question ("the country of citizenship of the spouse of X") by following
         relations of `kgmem.lexicon` from the entity it names, over current values.
@@ -49,8 +52,9 @@ class MemoryFacts(MemoryBase):
         family = relation_family(relation) or relation.strip().lower().replace(" ", "_")
         rows = self.store.read("read/resolve_entity", conversation_id=conversation_id, name=entity)
         subjects = [row["id"] for row in rows] + [entity]
-        return [f"{subject}|{family}" for subject in dict.fromkeys(subjects)]
+        return [f"{key_holder(subject)}|{family}" for subject in dict.fromkeys(subjects)]
 
+    @checks_ids
     def history(
         self,
         conversation_id: str | None,
@@ -93,6 +97,7 @@ class MemoryFacts(MemoryBase):
         keys = self._keys(conversation_id, entity, relation)
         return self.store.read("read/facts_by_key", conversation_id=conversation_id, keys=keys)
 
+    @checks_ids
     def current(
         self,
         conversation_id: str | None,
@@ -109,6 +114,7 @@ class MemoryFacts(MemoryBase):
         rows = self.history(conversation_id, entity, relation, owner=owner)
         return rows[-1] if rows else None
 
+    @checks_ids
     def profile(
         self,
         conversation_id: str | None,
@@ -166,6 +172,7 @@ class MemoryFacts(MemoryBase):
             out.setdefault(str(value.pop("attribute")), []).append(value)
         return out
 
+    @checks_ids
     def timeline(
         self, conversation_id: str | None = None, *, owner: str | None = None
     ) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
+from kgmem.ids import checks_ids
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.requests import topic_request
 from kgmem.ingest.threads import OwnerThreads
@@ -23,6 +24,7 @@ __all__ = ["MemoryForgetting"]
 class MemoryForgetting(MemoryBase):
     """The forgetting methods of `kgmem.api.Memory`."""
 
+    @checks_ids
     def forget(self, conversation_id: str) -> dict[str, int]:
         """Delete a conversation: turns, sessions, facts, events and entities no one else uses.
 
@@ -39,6 +41,7 @@ class MemoryForgetting(MemoryBase):
             OwnerThreads(self.store).supersede(owner)
         return counts
 
+    @checks_ids
     def forget_owner(self, owner: str) -> dict[str, int]:
         """Delete everything of an owner, with the no-trace guarantee of `forget`: every
         conversation it owns (turns, sessions, facts, events, entities, memory-request records,
@@ -59,6 +62,7 @@ class MemoryForgetting(MemoryBase):
             raise OwnerNotFound(owner)
         return counts
 
+    @checks_ids
     def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
         """Forget single turns of a conversation so that no trace of their text remains.
 
@@ -100,6 +104,7 @@ class MemoryForgetting(MemoryBase):
         finally:
             self._invalidate(conversation_id)
 
+    @checks_ids
     def forget_about(self, conversation_id: str, description: str) -> dict[str, Any]:
         """Forget what the user said about ``description`` ("my passport number", or a whole
         request such as "forget what I said about my landlord"): the same matching and limits as
@@ -163,6 +168,7 @@ class MemoryForgetting(MemoryBase):
             **counts,
         }
 
+    @checks_ids
     def requests(self, conversation_id: str) -> list[dict[str, Any]]:
         """The audit records of a conversation's memory requests, in conversation order:
         ``{"id", "turn_id", "kind", "status", "index", "observed_at", "recorded_at",

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kgmem.errors import MalformedInput
+from kgmem.ids import checks_ids
 from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
 from kgmem.ingest.pipeline import AppendHook, FactSources, IngestReport, NewTurn, Progress
 from kgmem.memory_base import MemoryBase
@@ -78,6 +79,7 @@ class MemoryWrites(MemoryBase):
         finally:  # the conversation's entities and speakers may have changed
             self._invalidate(conversation.conversation_id)
 
+    @checks_ids
     def add_turns(
         self,
         conversation_id: str,
@@ -214,6 +216,7 @@ class MemoryWrites(MemoryBase):
         finally:
             self._invalidate(conversation_id)
 
+    @checks_ids
     def add_document(
         self,
         path_or_text: str | os.PathLike[str] | Document,

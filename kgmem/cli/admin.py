@@ -25,7 +25,9 @@ def schema() -> None:
 def schema_apply(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
     """Create every missing constraint and index (idempotent).
 
-    Refuses to mix layouts: a vector index of another dimension, or a search index of an older
+    Also migrates data of older versions and says what it changed (supersession keys whose
+    conversation or owner id had been case-folded get the id exactly as given). Refuses to mix
+    layouts: a vector index of another dimension, or a search index of an older
     layout (no tenant filter inside the index), is an error that says what to do. Owned
     conversations whose entities are still their own (stored before an owner's threads shared
     entities) are reported; --rebuild moves them into the owner's scope.
@@ -33,15 +35,28 @@ def schema_apply(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
     with memory_from(ctx) as memory:
         rebuilt = memory.rebuild_schema() if rebuild else []
         names = memory.apply_schema()
+        migrated = memory.migrate()
         outdated = unshared(memory.store)
     if as_json:
         click.echo(
-            dump_json({"applied": names, "rebuilt": rebuilt, "unshared_entities": len(outdated)})
+            dump_json(
+                {
+                    "applied": names,
+                    "rebuilt": rebuilt,
+                    "migrated": migrated,
+                    "unshared_entities": len(outdated),
+                }
+            )
         )
     else:
         if rebuilt:
             console.print(f"rebuilt: {', '.join(rebuilt)}")
         console.print(f"schema applied: {len(names)} statements (constraints, vector, fulltext)")
+        if migrated["keys_restored"]:
+            console.print(
+                f"restored the exact conversation/owner id in {migrated['keys_restored']} "
+                "supersession keys (ids are case-sensitive; older versions case-folded them)"
+            )
         if outdated:
             console.print(
                 f"{len(outdated)} owned conversations keep entities of the older "

@@ -9,7 +9,7 @@ from typing import cast
 import click
 
 from kgmem.cli._common import console, dump_json, memory_from, settings_from
-from kgmem.models import SOURCE_KINDS
+from kgmem.models import SOURCE_KINDS, Hit
 from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
 from kgmem.retrieve.retriever import SearchResult
 
@@ -17,11 +17,22 @@ ENGINES = click.Choice(["linked", "cosine"])
 SOURCES = click.Choice(["annotation", "extracted", "both"])
 
 
+def rank_note(hit: Hit) -> str:
+    """How a hit got its rank, for the plain output: ``score 1.314``, or, for a hit that
+    current-value resolution moved above higher-scored ones (the list is then not in score
+    order), ``score 1.314, moved up: current value``. ``--explain`` and ``--json`` keep every
+    term and the trace."""
+    moved = hit.trace.get("reordered")
+    if isinstance(moved, dict):
+        return f"score {hit.score:.3f}, moved up: {moved.get('reason', 'current value')}"
+    return f"score {hit.score:.3f}"
+
+
 def _print_hits(result: SearchResult, explain: bool) -> None:
     for rank, hit in enumerate(result.hits, start=1):
         console.print(
             f"{rank:>2}. {hit.turn_id}  session {hit.session}"
-            f" · {hit.observed_at:%Y-%m-%d %H:%M} UTC · {hit.speaker} · score {hit.score:.3f}"
+            f" · {hit.observed_at:%Y-%m-%d %H:%M} UTC · {hit.speaker} · {rank_note(hit)}"
         )
         if hit.source is not None:
             console.print(f"    source: {hit.source}", markup=False)

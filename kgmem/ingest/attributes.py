@@ -49,6 +49,7 @@ from kgmem.ingest.entities import ABSTRACT, is_abstract_noun
 from kgmem.ingest.extract import SERIAL_STRIDE, Extraction, split_captions
 from kgmem.ingest.values import VALUE_TYPES, ValueType, find_values, value_type
 from kgmem.models import FactRecord, TurnRecord
+from kgmem.store.tenant import key_holder
 
 __all__ = [
     "SIMILARITY_THRESHOLD",
@@ -565,15 +566,15 @@ def attribute_key(fact: FactRecord) -> str | None:
 
     ``<holder>|<attribute>`` for a single-valued attribute (``|<thing>`` added for an
     attribute of a thing: ``user|scheduled_date|flight``), ``<holder>|<attribute>|<value head
-    word>`` for a multi-valued one; the holder is ``holder`` else ``subject``, stripped and
-    case-folded (as `kgmem.ingest.supersession` keys). Derived attributes (no multiplicity)
-    and modalities other than ``asserted`` / ``negated`` key nothing.
+    word>`` for a multi-valued one; the holder is ``holder`` else ``subject``, folded by
+    `kgmem.store.tenant.key_holder` (as `kgmem.ingest.supersession` keys). Derived attributes
+    (no multiplicity) and modalities other than ``asserted`` / ``negated`` key nothing.
     """
     if fact.attribute is None or fact.multiplicity is None:
         return None
     if fact.modality not in ("asserted", "negated"):
         return None
-    holder = (fact.holder or fact.subject).strip().casefold()
+    holder = key_holder(fact.holder or fact.subject)
     if not holder:
         return None
     if fact.multiplicity == "multi":

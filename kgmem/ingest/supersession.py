@@ -56,6 +56,7 @@ from types import MappingProxyType
 
 from kgmem.ingest.attributes import attribute_key
 from kgmem.models import FactRecord
+from kgmem.store.tenant import key_holder
 
 __all__ = [
     "CHANGE_CUE",
@@ -346,8 +347,8 @@ def supersession_key(fact: FactRecord) -> str | None:
     """The supersession key of a fact, or None.
 
     Single-valued families: ``"<subject>|<family>"``; multi-valued families:
-    ``"<subject>|<family>|<object head word>"`` (see `classify`). The subject is stripped and
-    case-folded.
+    ``"<subject>|<family>|<object head word>"`` (see `classify`). The subject is folded by
+    `kgmem.store.tenant.key_holder` (an id's scope stays exact).
 
     Returns:
         None for facts of no family, for modalities other than ``asserted`` / ``negated``
@@ -358,7 +359,7 @@ def supersession_key(fact: FactRecord) -> str | None:
     if fact.modality not in ("asserted", "negated"):
         return None
     found = classify(fact)
-    subject = fact.subject.strip().casefold()
+    subject = key_holder(fact.subject)
     if found is None or not subject:
         return _attribute_key(fact)
     family, head = found

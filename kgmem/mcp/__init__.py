@@ -44,6 +44,7 @@ from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConfigError
+from kgmem.ids import check_id
 from kgmem.mcp.auth import StaticTokenVerifier, is_loopback
 from kgmem.mcp.models import (
     CurrentValue,
@@ -57,9 +58,7 @@ from kgmem.mcp.models import (
     TurnsOutput,
 )
 from kgmem.mcp.tools import MAX_WINDOW, AwaitableMemory, Tools, default_thread
-from kgmem.retrieve.scope import check_owner
 from kgmem.store import Store
-from kgmem.turns import check_conversation_id
 
 __all__ = [
     "MAX_WINDOW",
@@ -112,10 +111,10 @@ def _check_scope(conversation_id: str | None, owner: str | None, k: int, speaker
         raise ValueError("an MCP server needs a conversation id or an owner")
     if not speaker.strip():
         raise ValueError("default_speaker must not be empty")
-    if conversation_id:
-        check_conversation_id(conversation_id, file="<mcp>")
+    if conversation_id is not None and conversation_id != "":
+        check_id(conversation_id, argument="conversation_id")
     if owner is not None:
-        check_owner(owner)
+        check_id(owner, argument="owner", owner=True)
 
 
 def build_server(
@@ -157,7 +156,8 @@ def build_server(
     Raises:
         ValueError: ``k`` < 1, neither a conversation nor an owner, an empty
             ``default_speaker``.
-        MalformedInput: a ``:`` in ``conversation_id``, an empty owner.
+        MalformedInput: a ``conversation_id`` or ``owner`` that `kgmem.ids.check_id` refuses
+            (not a string, empty, a ``:`` in a conversation id), naming the argument.
     """
     _check_scope(conversation_id, owner, k, default_speaker)
     mem = AwaitableMemory(memory)

@@ -243,6 +243,10 @@ def order_hits(hits: list[Hit], decisions: Sequence[dict[str, Any]]) -> list[Hit
         if w is None or o is None or w < o:
             continue
         hit = out.pop(w)
-        hit.trace["reordered"] = {"above": out[o].turn_id, "key": decision["key"]}
+        hit.trace["reordered"] = {
+            "above": out[o].turn_id,
+            "key": decision["key"],
+            "reason": "asked value" if decision.get("answer") else "current value",
+        }
         out.insert(o, hit)
     return out

@@ -23,7 +23,7 @@ from typing import Any
 
 from kgmem.errors import IndexNotOnline, SchemaMismatch, SchemaOutdated, StoreError
 from kgmem.store.driver import Store
-from kgmem.store.tenant import tenant_token
+from kgmem.store.tenant import key_holder, tenant_token
 
 __all__ = [
     "INDEX_WAIT_S",
@@ -34,6 +34,7 @@ __all__ = [
     "check_search_indexes",
     "check_vector_dimensions",
     "rebuild_search_indexes",
+    "restore_key_case",
     "wait_online",
 ]
 
@@ -187,6 +188,44 @@ def apply_schema(store: Store, dimensions: int) -> list[str]:
                 raise
     store.write("write/await_indexes")
     return names
+
+
+def restore_key_case(store: Store, batch: int = 10_000) -> int:
+    """Give stored supersession keys their exact scope back; returns how many changed.
+
+    Keys written before ids were kept exact case-folded their whole holder, so a conversation
+    ``Chat-A`` (or an owner ``Alice``) keyed its facts under ``chat-a:...``
+    (``owner:alice:...``) and a lookup by the id as given found nothing. A key changes only
+    when its holder, case-folded, equals the fact's own holder (`key_holder` of ``holder`` or
+    ``subject``) case-folded, or names the same entity under the case-folded conversation id
+    (an owned conversation whose keys missed the move into the owner's scope). Idempotent.
+    """
+    changed = offset = 0
+    while True:
+        rows = store.read("read/case_folded_keys", skip=offset, limit=batch)
+        updates = [u for u in (_exact_key(row) for row in rows) if u is not None]
+        if updates:
+            store.write("write/set_fact_keys", rows=updates)
+            changed += len(updates)
+        offset += len(rows)
+        if len(rows) < batch:
+            return changed
+
+
+def _exact_key(row: dict[str, Any]) -> dict[str, str] | None:
+    key = str(row["key"])
+    folded_cid = f"{str(row['conversation_id']).casefold()}:e:"
+    for candidate in (row.get("holder"), row.get("subject")):
+        if not candidate:
+            continue
+        exact = key_holder(str(candidate))
+        if key.startswith(exact + "|"):
+            return None
+        entity = exact.rpartition(":e:")[2]
+        for stale in (exact.casefold(), folded_cid + entity):
+            if key.startswith(stale + "|"):
+                return {"id": str(row["id"]), "key": exact + key[len(stale) :]}
+    return None
 
 
 def rebuild_search_indexes(store: Store, dimensions: int) -> list[str]:

@@ -22,10 +22,12 @@ punctuation would not survive.
 from __future__ import annotations
 
 import hashlib
+import re
 
 __all__ = [
     "OWNER_SCOPE",
     "entity_scope",
+    "key_holder",
     "lucene_escape",
     "owner_token",
     "scope_query",
@@ -82,3 +84,17 @@ def scope_query(token: str, words: list[str]) -> str | None:
         return None
     text = " ".join(lucene_escape(w) for w in words)
     return f"+tk:{token}^0 +text:({text})"
+
+
+_SCOPED_ID = re.compile(r"^(?P<scope>.+):e:(?P<rest>[a-z]+:.*)$", re.DOTALL)
+
+
+def key_holder(subject: str) -> str:
+    """The holder part of a supersession key: an entity id keeps its scope (the conversation id
+    or ``owner:<id>``, exact as given: ids are case-sensitive) and case-folds the rest; a plain
+    name is stripped and case-folded. ``"Chat-A:e:person:Ana"`` -> ``"Chat-A:e:person:ana"``."""
+    subject = subject.strip()
+    m = _SCOPED_ID.match(subject)
+    if m is None:
+        return subject.casefold()
+    return f"{m['scope']}:e:{m['rest'].casefold()}"
