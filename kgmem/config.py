@@ -94,6 +94,11 @@ class Settings(BaseSettings):
     """Longer texts are truncated for embedding only (with a warning); the stored text is whole."""
     spacy_model: str = "en_core_web_sm"
     """The spaCy pipeline of the fact extractor."""
+    fulltext_analyzer: str = "english"
+    """The Lucene analyzer of the turn and fact text indexes (BM25 seeds): any name that
+    ``CALL db.index.fulltext.listAvailableAnalyzers()`` lists (``cjk``, ``thai``, ``hindi``,
+    ``german``, ``standard-no-stop-words``, ...). Changing it on a store that has the indexes
+    makes `kgmem schema apply` refuse until ``--rebuild`` (docs/languages.md)."""
 
     # --- write path -------------------------------------------------------------------------
     write_batch_size: int = 500

@@ -55,7 +55,7 @@ class MemoryBase:
             SchemaMismatch: a vector index of another dimension exists.
             SchemaOutdated: a search index of an older layout exists (`rebuild_schema` fixes it).
         """
-        names = apply_schema(self.store, self.embedder.dimension)
+        names = apply_schema(self.store, self.embedder.dimension, self.settings.fulltext_analyzer)
         self._schema_ready = True
         self._indexes_online = True  # apply_schema waits until they are online
         # the server compiles the read path's plans now, not on the first question: a schema
@@ -86,7 +86,9 @@ class MemoryBase:
         conversations stored per conversation into their owner's scope
         (`kgmem.ingest.threads.share_entities`); returns the indexes rebuilt, and
         ``owner_entities`` when entities were moved."""
-        rebuilt = rebuild_search_indexes(self.store, self.embedder.dimension)
+        rebuilt = rebuild_search_indexes(
+            self.store, self.embedder.dimension, self.settings.fulltext_analyzer
+        )
         if share_entities(self.store)["conversations"]:
             rebuilt.append("owner_entities")
         self._schema_ready = True

@@ -8,8 +8,9 @@
 // owner is set on the Conversation before its first turn (write/claim_owner).
 // `source` (a document chunk's '<document>#<heading trail>', null for chat) and `source_kind`
 // ('chat', 'document' or 'facts') are what the search filter `sources` matches; `document` is
-// a document chunk's document key (kgmem.ingest.documents), null otherwise.
-// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, embedding}]
+// a document chunk's document key (kgmem.ingest.documents), null otherwise. `language` is the
+// ISO 639-1 code of the turn's prose (kgmem.ingest.language), null when too short to tell.
+// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, language, embedding}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
@@ -28,7 +29,8 @@ SET t.tk = row.tk + coalesce(' ' + owned.owner_tk, ''),
     t.observed_at = row.observed_at,
     t.role = row.role,
     t.request = row.request,
-    t.document = row.document
+    t.document = row.document,
+    t.language = row.language
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
 WITH t, row

@@ -11,6 +11,7 @@ a view is made.
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,15 +50,37 @@ def _colour(kind: str) -> str:
     return GOLD_FILLS.get(kind) or KIND_STYLE.get(kind, ("#ffffff",))[0]
 
 
+#: characters per caption line and lines per caption of a fact or the question: the text a
+#: person reads without hovering, wrapped and cut as the static picture's boxes are
+CAPTION_CHARS = 30
+CAPTION_LINES = {"question": 4, "fact": 3, "superseded": 3}
+
+
+def _wrapped(text: str, lines: int) -> str:
+    wrapped = textwrap.wrap(" ".join(text.split()), CAPTION_CHARS) or [""]
+    if len(wrapped) > lines:
+        wrapped = [*wrapped[: lines - 1], shorten(" ".join(wrapped[lines - 1 :]), CAPTION_CHARS)]
+    return "\n".join(wrapped)
+
+
 def _caption(node: PictureNode) -> str:
-    """The few words that fit inside a node's circle: a hit's rank and local id, a missed gold
-    turn's local id, a fact's relation, an entity's or event's name."""
+    """What a node shows without hovering: a hit's rank and local id, a missed gold turn's
+    local id, the question's text, a fact's text (not its predicate), an entity's or event's
+    name; long texts wrapped to `CAPTION_CHARS` and cut to `CAPTION_LINES` lines."""
     if node.kind in ("hit", "gold_hit"):
         return f"#{node.properties.get('rank')} {str(node.id).split(':', 1)[-1]}"
     if node.kind == "missed":
         return f"gold {str(node.id).split(':', 1)[-1]}"
     if node.kind in ("decision", "abstain"):
         return node.kind if node.kind == "abstain" else f"{node.properties.get('mode')} value"
+    if node.kind == "question":
+        return _wrapped(
+            str(node.properties.get("question") or node.title), CAPTION_LINES["question"]
+        )
+    if node.kind in CAPTION_LINES:
+        text = str(node.properties.get("text") or (node.lines[0] if node.lines else node.title))
+        prefix = "older value: " if node.kind == "superseded" else ""
+        return _wrapped(prefix + text, CAPTION_LINES[node.kind])
     return shorten(node.title, 22)
 
 

@@ -41,6 +41,7 @@ from typing import Any
 
 from kgmem.ingest.append import AppendHook, NewTurn, allocate_turns
 from kgmem.ingest.events import group_events
+from kgmem.ingest.language import count_languages, note_languages
 from kgmem.ingest.own_facts import NOT_THE_USER, own_facts
 from kgmem.ingest.report import FactSources, IngestReport, Progress
 from kgmem.ingest.request_steps import RequestSteps
@@ -149,6 +150,7 @@ class Ingestor(RequestSteps):
         )
         for unit in units:
             self.writer.commit(cid, unit)
+            count_languages(report, unit.turns)
             if progress is not None:
                 progress("turns", len(unit.turns), len(todo_turns))
                 progress("facts", len(unit.facts), len(todo_facts))
@@ -244,6 +246,7 @@ class Ingestor(RequestSteps):
                 return report
             unit = self._append_unit(tx, cid, records, last, vectors, report)
             unit.write(tx)
+            count_languages(report, unit.turns)
             if hook is not None:
                 hook.finish(tx, records)
             report.turns_written = len(records)
@@ -251,6 +254,7 @@ class Ingestor(RequestSteps):
             return report
 
         report = self.store.transaction(work)
+        note_languages(cid, list(report.languages))
         if asked or withheld.outcomes:
             rows = self.store.read("read/conversation_turns", conversation_id=cid)
             stored = [turn_from_row(cid, row) for row in rows]

@@ -39,6 +39,9 @@ class IngestReport:
     """Ids of turns not stored because they asked not to be ("don't save this")."""
     removed: list[str] = field(default_factory=list)
     """Ids of turns removed by forget requests (never written, or forgotten if stored)."""
+    languages: dict[str, int] = field(default_factory=dict)
+    """Turns written in this run by language (ISO 639-1, `kgmem.ingest.language`); turns too
+    short or code-only to classify are not counted."""
     not_applied: list[str] = field(default_factory=list)
     """Ids of request turns that removed nothing: too broad (more than ``max_turns``) or
     matching no stored turn (see ``requests`` for which)."""

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kgmem.ingest.language import language_of, note_languages
 from kgmem.models import EntityRecord, EventRecord, FactRecord, SessionRecord, TurnRecord
 from kgmem.store import Store, Transaction
 from kgmem.store.tenant import entity_scope, tenant_token
@@ -82,6 +83,7 @@ def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors) -> list[Row]:
             "source": t.source,
             "source_kind": t.source_kind,
             "document": t.document,
+            "language": language_of(t.text),
             "embedding": _vector(vector),
         }
         for t, vector in zip(turns, embeddings, strict=True)
@@ -239,6 +241,7 @@ class GraphWriter:
 
         if unit:
             self.store.transaction(work)
+            note_languages(conversation_id, [row.get("language") for row in unit.turns])
 
 
 class BulkWriter:

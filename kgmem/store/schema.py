@@ -26,6 +26,7 @@ from kgmem.store.driver import Store
 from kgmem.store.tenant import key_holder, tenant_token
 
 __all__ = [
+    "DEFAULT_ANALYZER",
     "INDEX_WAIT_S",
     "SEARCH_INDEXES",
     "VECTOR_INDEXES",
@@ -47,12 +48,18 @@ class SearchIndex:
         statement: the ``cypher/schema`` statement that creates it.
         properties: indexed properties, in order (vector: embedding, then filter properties).
         quantization: ``NONE`` for vector indexes (exact vectors), None for fulltext.
+        analyzed: a fulltext index whose Lucene analyzer is the configured one
+            (``Settings.fulltext_analyzer``, ``english`` by default).
     """
 
     statement: str
     properties: tuple[str, ...]
     quantization: str | None = None
+    analyzed: bool = False
 
+
+#: the Lucene analyzer of the text indexes unless ``Settings.fulltext_analyzer`` says otherwise
+DEFAULT_ANALYZER = "english"
 
 #: the search indexes kgmem creates (index name -> expected layout)
 SEARCH_INDEXES = {
@@ -74,8 +81,8 @@ SEARCH_INDEXES = {
         ("embedding", "conversation_id", "owner", "source"),
         "NONE",
     ),
-    "turn_text": SearchIndex("schema/create_fulltext_turn_text", ("text", "tk")),
-    "fact_text": SearchIndex("schema/create_fulltext_fact_text", ("text", "tk")),
+    "turn_text": SearchIndex("schema/create_fulltext_turn_text", ("text", "tk"), analyzed=True),
+    "fact_text": SearchIndex("schema/create_fulltext_fact_text", ("text", "tk"), analyzed=True),
 }
 #: the vector indexes kgmem creates (index name -> statement that creates it)
 VECTOR_INDEXES = {
@@ -138,9 +145,12 @@ def check_vector_dimensions(store: Store, dimensions: int) -> None:
                 raise SchemaMismatch(row["name"], dimensions, found)
 
 
-def outdated_search_indexes(store: Store) -> dict[str, tuple[str, str]]:
-    """kgmem search indexes whose layout differs from `SEARCH_INDEXES`:
-    name -> (found, expected), both human-readable."""
+def outdated_search_indexes(
+    store: Store, analyzer: str = DEFAULT_ANALYZER
+) -> dict[str, tuple[str, str]]:
+    """kgmem search indexes whose layout differs from `SEARCH_INDEXES` (and, for the text
+    indexes, whose Lucene analyzer is not ``analyzer``): name -> (found, expected), both
+    human-readable."""
     out: dict[str, tuple[str, str]] = {}
     for row in store.read("read/list_vector_indexes"):
         spec = SEARCH_INDEXES.get(row["name"])
@@ -152,22 +162,26 @@ def outdated_search_indexes(store: Store) -> dict[str, tuple[str, str]]:
                 f"properties {list(found[0])}, quantization {found[1]}",
                 f"properties {list(spec.properties)}, quantization {spec.quantization}",
             )
+        elif spec.analyzed and row.get("analyzer") not in (None, analyzer):
+            out[row["name"]] = (f"analyzer {row['analyzer']}", f"analyzer {analyzer}")
     return out
 
 
-def check_search_indexes(store: Store, dimensions: int) -> None:
+def check_search_indexes(store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER) -> None:
     """Raise `SchemaMismatch` (dimension) or `SchemaOutdated` (layout) for existing indexes."""
     check_vector_dimensions(store, dimensions)
-    for name, (found, expected) in sorted(outdated_search_indexes(store).items()):
+    for name, (found, expected) in sorted(outdated_search_indexes(store, analyzer).items()):
         raise SchemaOutdated(name, found, expected)
 
 
-def apply_schema(store: Store, dimensions: int) -> list[str]:
+def apply_schema(store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER) -> list[str]:
     """Create every constraint and index that is missing.
 
     Args:
         store: an open store.
         dimensions: the embedder's output dimension (384 for all-MiniLM-L6-v2).
+        analyzer: the Lucene analyzer of the turn and fact text indexes
+            (``Settings.fulltext_analyzer``; docs/languages.md).
 
     Returns:
         the names of the statements run (all of ``cypher/schema/``, sorted).
@@ -176,11 +190,11 @@ def apply_schema(store: Store, dimensions: int) -> list[str]:
         SchemaMismatch: an existing vector index has another dimension.
         SchemaOutdated: an existing search index has an older layout (see module docstring).
     """
-    check_search_indexes(store, dimensions)
+    check_search_indexes(store, dimensions, analyzer)
     names = list(store.queries.names("schema"))
     for name in names:
         try:
-            store.write(name, dimensions=dimensions)
+            store.write(name, dimensions=dimensions, analyzer=analyzer)
         except StoreError as exc:
             # another process created the same index between IF NOT EXISTS and commit (two
             # ingests starting on a fresh database at once): it exists, which is the goal
@@ -228,7 +242,9 @@ def _exact_key(row: dict[str, Any]) -> dict[str, str] | None:
     return None
 
 
-def rebuild_search_indexes(store: Store, dimensions: int) -> list[str]:
+def rebuild_search_indexes(
+    store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER
+) -> list[str]:
     """Bring a store written by an older kgmem to this layout; keeps all data.
 
     Drops the outdated search indexes, gives every conversation a Conversation node and its
@@ -244,11 +260,11 @@ def rebuild_search_indexes(store: Store, dimensions: int) -> list[str]:
         SchemaMismatch: a vector index has another dimension (rebuild does not re-embed).
     """
     check_vector_dimensions(store, dimensions)
-    stale = sorted(outdated_search_indexes(store))
+    stale = sorted(outdated_search_indexes(store, analyzer))
     for name in stale:
         store.write("write/drop_index", name=name)
     for row in store.read("read/conversation_ids"):
         cid = row["conversation_id"]
         store.write("write/backfill_tenant_tokens", conversation_id=cid, tk=tenant_token(cid))
-    apply_schema(store, dimensions)
+    apply_schema(store, dimensions, analyzer)
     return stale

@@ -202,3 +202,20 @@ def test_both_renderers_draw_the_same_nodes_and_edges() -> None:
 def test_key_label() -> None:
     assert key_label("conv-26:e:person:caroline|hobbies|g") == "caroline · hobbies · g"
     assert key_label("plain") == "plain"
+
+
+def test_the_interactive_view_labels_facts_and_the_question_by_their_text() -> None:
+    result = _result()
+    picture = build_picture(result, _subgraph(result.hits[:10], []), k=10)
+    graph = to_visualization_graph(picture)
+    captions = {str(n.id): str(n.caption) for n in graph.nodes}
+    assert captions["question"].replace("\n", " ") == "Where does Ana live now?"
+    facts = [n for n in picture.nodes if n.kind in ("fact", "superseded")]
+    assert facts
+    for fact in facts:
+        caption = captions[fact.id]
+        assert caption.replace("\n", " ").removeprefix("older value: ")[:12] in " ".join(
+            str(fact.properties.get("text")).split()
+        )
+        assert all(len(line) <= 30 for line in caption.split("\n"))
+        assert caption.count("\n") <= 2
