@@ -16,7 +16,6 @@ from kgmem.ingest.requests import RequestPolicy
 from kgmem.ingest.threads import share_entities
 from kgmem.retrieve.chain import StoreFactSource
 from kgmem.retrieve.scope import check_owner, owner_scope_key
-from kgmem.retrieve.warm import warm_read_path
 from kgmem.roles import check_roles
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, rebuild_search_indexes, restore_key_case
@@ -48,8 +47,7 @@ class MemoryBase:
         self.store.verify()
 
     def apply_schema(self) -> list[str]:
-        """Create constraints and indexes (idempotent), then compile the read path's query
-        plans on the server (`kgmem.retrieve.warm.warm_read_path`; never raises).
+        """Create constraints and indexes (idempotent).
 
         Raises:
             SchemaMismatch: a vector index of another dimension exists.
@@ -58,11 +56,6 @@ class MemoryBase:
         names = apply_schema(self.store, self.embedder.dimension, self.settings.fulltext_analyzer)
         self._schema_ready = True
         self._indexes_online = True  # apply_schema waits until they are online
-        # the server compiles the read path's plans now, not on the first question: a schema
-        # applied by the first ingest of a fresh server would otherwise leave `kgmem neo4j
-        # start`'s warm-up with nothing to warm (no vector index yet) and the first search
-        # paying seconds of planning (cheap when the plans are cached: 1-2 ms a statement)
-        warm_read_path(self.store, self.embedder.dimension)
         return names
 
     def migrate(self) -> dict[str, int]:

@@ -13,8 +13,12 @@ budget 0, so nothing is read but the plan is compiled and cached (running it, un
 It is cheap (a handful of round trips; about 1-2 ms each when the plans are cached already),
 bounded (one run per statement and shape) and never raises: a failure (no schema yet, the
 server gone) is logged and ends the warm-up. `kgmem neo4j start` runs it after the server
-answers; `kgmem.api.Memory` runs it on its first search (`Memory.warm`). `warm_planner` does the
-same for the process's own first-use costs (the date parser's language data).
+answers, `Memory.add_conversation` (so `kgmem ingest`) after a bulk ingest, and `Memory.warm`
+when a service asks. A plan compiled on an empty database is not enough: measured on a fresh
+server, the plans warmed right after the schema were replanned once the first conversation
+was written (the statistics changed), and the first question paid 2-5 s again.
+`warm_planner` does the same for the process's own first-use costs (the date parser's
+language data).
 """
 
 from __future__ import annotations
@@ -79,6 +83,13 @@ def warm_statements(dimension: int) -> list[tuple[str, dict[str, Any]]]:
         out += [
             ("read/conversation_context", {"conversation_id": cid, "known_version": None}),
             ("read/person_support", {"conversation_ids": [cid], "as_of": None}),
+            # the answer of a current-value question and the chain walk's reads
+            ("read/fact_answers", {"conversation_id": cid, "fact_ids": [f"{cid}:x:0"]}),
+            ("read/chain_entities", {"conversation_id": cid}),
+            (
+                "read/chain_facts",
+                {"conversation_id": cid, "entity_ids": [f"{cid}:e:x"], "relations": ["x"]},
+            ),
         ]
     return out
 

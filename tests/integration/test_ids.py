@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import neo4j
@@ -11,7 +13,10 @@ import pytest
 
 from kgmem.api import Memory
 from kgmem.errors import MalformedInput
+from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.retrieve.warm import warm_statements
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample_chat.json"
 
 
 def _cid(prefix: str) -> str:
@@ -126,9 +131,9 @@ def test_a_refused_write_writes_nothing(memory: Memory, driver: neo4j.Driver) ->
     assert records[0]["n"] == 0
 
 
-def test_applying_the_schema_compiles_the_read_path(memory: Memory) -> None:
-    """The first application of the schema (the first ingest on a fresh server) leaves the read
-    path's plans compiled, so a new process's first search does not plan them."""
+def test_a_bulk_ingest_leaves_the_read_path_planned(memory: Memory) -> None:
+    """After `add_conversation` (what `kgmem ingest` calls) the read path's statements have run
+    on the data as written, so the server replanned them then, not on the first question."""
     ran: list[str] = []
     read = memory.store.read
 
@@ -136,10 +141,13 @@ def test_applying_the_schema_compiles_the_read_path(memory: Memory) -> None:
         ran.append(name)
         return read(name, **params)
 
+    raw = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    raw["conversation_id"] = _cid("warm")
     memory.store.read = recording  # type: ignore[method-assign]
     try:
-        memory.apply_schema()
+        memory.add_conversation(parse_chat_conversation(raw))
     finally:
         del memory.store.read
+        memory.forget(raw["conversation_id"])
     expected = {name for name, _ in warm_statements(memory.embedder.dimension)}
     assert expected <= set(ran)
