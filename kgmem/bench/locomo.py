@@ -10,7 +10,9 @@ of the ``locomo10.json`` layout.
 The JSON report (``--json PATH``) has this schema (version 1)::
 
     {"schema": "kgmem.bench.locomo/1", "git_commit": str|null, "file": str,
-     "conversations": [str], "ks": [int], "fact_sources": str,
+     "conversations": [str], "ks": [int], "k_main": int, "fact_sources": str,
+     "gold": {"audit", "entries", "evidence_corrected", "answers_corrected",
+              "answers_left_out", "unmatched"},          (with an audit file only)
      "other_conversations": int,      (stored on the server besides these; BM25 is index-wide)
      "counts": {"questions": int, "scored": int, "adversarial": int,
                 "by_category": {"1": int, ...}, "unresolved_evidence": int,
@@ -22,16 +24,34 @@ The JSON report (``--json PATH``) has this schema (version 1)::
      "rows": [{"name": str, "config": {...},
                "metrics": {"all"|"1".."4": {"n", "all_at": {"5": x, ...}, "any_at", "recall_at",
                                             "ndcg_at", "mrr", "candidates", "pool_all",
-                                            "latency_p50_ms", "latency_p95_ms"}},
+                                            "latency_p50_ms", "latency_p95_ms",
+                                            "ci": {"all_at"|"ndcg_at": {"5": [lo, hi], ...}}}},
                "grades": {"exact_at": {"10": x}, "supported_at": {"10": x}},
-               "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}}}],
+               "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}},
+               "answers": {"answer"|"extractive": {"all"|"1".."4": {"n", "f1", "f1_ci",
+                                                                     "em", "em_ci"}}},
+               "context_cost": [{"k", "tokens", "words", "all_at", "contains_answer"}],
+               "corrected": {"metrics": {...}, "answers": {...}},  (with an audit file)
+               "vs_shipped": {"shipped", "k", "row_only", "reference_only", "p",
+                              "beyond_noise"},     (several rows: McNemar on ALL@k_main)
+               "questions": [per-question row]}],  (`kgmem.bench.per_question`)
+     "shipped": {row},                (several rows, none of them the shipped configuration:
+                                       it, run as the paired tests' reference)
      "cv": {...},                     (with --cv only; see `loco_cv`)
      "answerability": {"shipped"|"in_sample": {"margin", "own_share", "tp", "fp", "fn",
                                                "precision", "recall", "f1", ...},
                        "loco": {"folds": {...}, "precision", "recall", ...}}}
                                       (``answerable = False`` against category 5, shipped config;
-                                       see `kgmem.bench.answerability`)
+                                       see `kgmem.bench.answerability`; ``shipped`` adds
+                                       ``precision_ci`` and ``recall_ci``)
+     "reader": {...}}                 (with a reader only; `kgmem.bench.reading.read_answers`,
+                                       plus the ``row`` and ``k`` it read)
 
+Every figure of a row is computed from its per-question rows. Intervals are bootstrap 95 %
+intervals over questions (`kgmem.bench.stats`: fixed seed, 1,000 resamples). Answer scores are
+LoCoMo's token F1 and exact match (`kgmem.bench.answers`) of ``SearchResult.answer``'s value
+(over the questions that have one) and of the extractive baseline (over every scored question):
+floors without a reader, not a reader's score.
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
 ``candidates`` is the mean pool size (distinct turns the scorer examined) and ``pool_all`` the
 share of questions with every gold turn in that pool: the ceiling of ALL@k for that row's
@@ -61,6 +81,7 @@ from kgmem.bench.per_question import (
     context_curve,
     gold_ranks,
     grades,
+    intervals,
     latency,
     paired_test,
     scores_of,
@@ -616,7 +637,8 @@ def loco_cv(by_row: dict[str, list[QuestionScore]], ks: Sequence[int]) -> dict[s
     Returns:
         ``{"criterion": "recall@10", "folds": [{"held_out", "chosen", "train", "test"}],
         "cv": {"all"|"1".."4": metrics}, "in_sample": {"chosen", "metrics"}}`` (metric dicts as
-        in the rows' ``metrics``), or ``{"skipped": reason}`` with fewer than two conversations.
+        in the rows' ``metrics``; the cross-validated ones with their intervals), or
+        ``{"skipped": reason}`` with fewer than two conversations.
     """
     k = 10 if 10 in ks else max(ks)
     names = list(by_row)
@@ -642,7 +664,10 @@ def loco_cv(by_row: dict[str, list[QuestionScore]], ks: Sequence[int]) -> dict[s
     return {
         "criterion": f"recall@{k}",
         "folds": folds,
-        "cv": {key: v.to_dict() for key, v in summarize(held_out, ks).items()},
+        "cv": {
+            key: v.to_dict() | {"ci": intervals(held_out, ks, key)}
+            for key, v in summarize(held_out, ks).items()
+        },
         "in_sample": {
             "chosen": best,
             "metrics": {key: v.to_dict() for key, v in summarize(by_row[best], ks).items()},
