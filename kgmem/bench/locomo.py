@@ -94,6 +94,7 @@ from kgmem.ingest.pipeline import FactSources
 from kgmem.models import ConversationRecord, Hit, QuestionRecord
 from kgmem.reader import Reader, format_turns
 from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.question import read_question
 from kgmem.retrieve.retriever import Retriever, SearchResult
 from kgmem.retrieve.scope import Scope
 
@@ -241,6 +242,7 @@ def run_locomo_bench(
         owner_split=owner_split,
         k_main=main_k(ks),
         normalized=normalized,
+        readings=_readings(records, scored),
         tokenizer=memory.embedder.model.tokenizer,
         corrections=corrections,
         keep_hits=reader is not None,
@@ -269,6 +271,17 @@ def run_locomo_bench(
             progress=progress,
         ) | {"row": run.reader_row, "k": run.k_main}
     return report
+
+
+def _readings(
+    records: Sequence[ConversationRecord], scored: Sequence[QuestionRecord]
+) -> dict[str, dict[str, Any]]:
+    """Each question read once with its conversation's speakers (no entity lookup)."""
+    speakers = {r.conversation_id: sorted({t.speaker for t in r.turns}) for r in records}
+    return {
+        q.id: read_question(q.question, speakers=speakers.get(q.conversation_id, ())).as_dict()
+        for q in scored
+    }
 
 
 def main_k(ks: Sequence[int]) -> int:
@@ -345,6 +358,9 @@ class _Run:
     owner_split: int = 0
     k_main: int = 10
     normalized: dict[str, str] = field(default_factory=dict)  # turn id -> normalised text
+    # question id -> the question read once (`Question.as_dict`), the same for every row: the
+    # extractive baseline's words and value type do not depend on the engine
+    readings: dict[str, dict[str, Any]] = field(default_factory=dict)
     tokenizer: Any = None  # the embedder's tokenizer: what the context costs
     corrections: Corrections | None = None
     shipped_name: str | None = None  # the first row with the shipped configuration
@@ -432,7 +448,7 @@ class _Run:
         """The per-question row (`kgmem.bench.per_question`) of ``q`` answered by ``found``."""
         hits = found.hits[: len(ranked)]
         value = answer_value(found.answer)
-        extractive = extractive_answer(found.question, hits[: self.k_main])
+        extractive = extractive_answer(self.readings[q.id], hits[: self.k_main])
         support = self.support.get(q.id, set())
         row: dict[str, Any] = {
             "id": q.id,
