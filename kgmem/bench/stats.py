@@ -104,4 +104,5 @@ def mcnemar(row: Sequence[bool], reference: Sequence[bool]) -> dict[str, Any]:
     b = sum(1 for x, y in zip(row, reference, strict=True) if x and not y)
     c = sum(1 for x, y in zip(row, reference, strict=True) if y and not x)
     p = float(binomtest(b, b + c, 0.5).pvalue) if b + c else 1.0
-    return {"row_only": b, "reference_only": c, "p": round(p, 6), "beyond_noise": p < ALPHA}
+    # six significant digits: a p-value of 1e-60 is not 0
+    return {"row_only": b, "reference_only": c, "p": float(f"{p:.6g}"), "beyond_noise": p < ALPHA}
