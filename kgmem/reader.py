@@ -37,11 +37,13 @@ from kgmem.models import Hit
 
 if TYPE_CHECKING:
     from kgmem.api import Memory
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = [
     "ABSTENTION",
     "Reader",
     "ReaderAnswer",
+    "answer_result",
     "ask",
     "build_messages",
     "format_turns",
@@ -307,7 +309,17 @@ def ask(
     Raises:
         ReaderError: the endpoint failed (see `Reader.complete`).
     """
-    result = memory.search(question, conversation_id, k)
+    return answer_result(reader, memory.search(question, conversation_id, k), conversation_id)
+
+
+def answer_result(reader: Reader, result: SearchResult, conversation_id: str) -> ReaderAnswer:
+    """The citation-locked answer to a search's question from all of its hits; an abstention
+    without a model call when the search found the question unanswerable.
+
+    Raises:
+        ReaderError: the endpoint failed (see `Reader.complete`).
+    """
+    question = result.query
     if not result.answerable:  # nothing in memory supports it for the person it names
         detail = result.answerability.get("reason", "")
         return ReaderAnswer(

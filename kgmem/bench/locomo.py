@@ -10,7 +10,9 @@ of the ``locomo10.json`` layout.
 The JSON report (``--json PATH``) has this schema (version 1)::
 
     {"schema": "kgmem.bench.locomo/1", "git_commit": str|null, "file": str,
-     "conversations": [str], "ks": [int], "fact_sources": str,
+     "conversations": [str], "ks": [int], "k_main": int, "fact_sources": str,
+     "gold": {"audit", "entries", "evidence_corrected", "answers_corrected",
+              "answers_left_out", "unmatched"},          (with an audit file only)
      "other_conversations": int,      (stored on the server besides these; BM25 is index-wide)
      "counts": {"questions": int, "scored": int, "adversarial": int,
                 "by_category": {"1": int, ...}, "unresolved_evidence": int,
@@ -22,16 +24,34 @@ The JSON report (``--json PATH``) has this schema (version 1)::
      "rows": [{"name": str, "config": {...},
                "metrics": {"all"|"1".."4": {"n", "all_at": {"5": x, ...}, "any_at", "recall_at",
                                             "ndcg_at", "mrr", "candidates", "pool_all",
-                                            "latency_p50_ms", "latency_p95_ms"}},
+                                            "latency_p50_ms", "latency_p95_ms",
+                                            "ci": {"all_at"|"ndcg_at": {"5": [lo, hi], ...}}}},
                "grades": {"exact_at": {"10": x}, "supported_at": {"10": x}},
-               "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}}}],
+               "latency_ms": {"read_path": {"p50", "p95"}, "neo4j": {"p50", "p95"}},
+               "answers": {"answer"|"extractive": {"all"|"1".."4": {"n", "f1", "f1_ci",
+                                                                     "em", "em_ci"}}},
+               "context_cost": [{"k", "tokens", "words", "all_at", "contains_answer"}],
+               "corrected": {"metrics": {...}, "answers": {...}},  (with an audit file)
+               "vs_shipped": {"shipped", "k", "row_only", "reference_only", "p",
+                              "beyond_noise"},     (several rows: McNemar on ALL@k_main)
+               "questions": [per-question row]}],  (`kgmem.bench.per_question`)
+     "shipped": {row},                (several rows, none of them the shipped configuration:
+                                       it, run as the paired tests' reference)
      "cv": {...},                     (with --cv only; see `loco_cv`)
      "answerability": {"shipped"|"in_sample": {"margin", "own_share", "tp", "fp", "fn",
                                                "precision", "recall", "f1", ...},
                        "loco": {"folds": {...}, "precision", "recall", ...}}}
                                       (``answerable = False`` against category 5, shipped config;
-                                       see `kgmem.bench.answerability`)
+                                       see `kgmem.bench.answerability`; ``shipped`` adds
+                                       ``precision_ci`` and ``recall_ci``)
+     "reader": {...}}                 (with a reader only; `kgmem.bench.reading.read_answers`,
+                                       plus the ``row`` and ``k`` it read)
 
+Every figure of a row is computed from its per-question rows. Intervals are bootstrap 95 %
+intervals over questions (`kgmem.bench.stats`: fixed seed, 1,000 resamples). Answer scores are
+LoCoMo's token F1 and exact match (`kgmem.bench.answers`) of ``SearchResult.answer``'s value
+(over the questions that have one) and of the extractive baseline (over every scored question):
+floors without a reader, not a reader's score.
 All metric values are means in [0, 1]; times are milliseconds unless named seconds.
 ``candidates`` is the mean pool size (distinct turns the scorer examined) and ``pool_all`` the
 share of questions with every gold turn in that pool: the ceiling of ALL@k for that row's
@@ -51,13 +71,31 @@ from typing import Any
 
 from kgmem.api import Memory
 from kgmem.bench.answerability import Item, calibrate
+from kgmem.bench.answers import answer_value, extractive_answer
 from kgmem.bench.fusion import FUSION_ROW, RRF_DEPTH, RRF_K, FusionRetriever
+from kgmem.bench.gold import Corrections, load_corrections
 from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile, summarize
+from kgmem.bench.per_question import (
+    answer_scores,
+    answer_summary,
+    context_curve,
+    gold_ranks,
+    grades,
+    intervals,
+    latency,
+    paired_test,
+    scores_of,
+    summary_of,
+)
+from kgmem.bench.reading import read_answers
+from kgmem.bench.stats import ratio_interval
 from kgmem.ingest.locomo import load_locomo
 from kgmem.ingest.pipeline import FactSources
-from kgmem.models import ConversationRecord, QuestionRecord
+from kgmem.models import ConversationRecord, Hit, QuestionRecord
+from kgmem.reader import Reader, format_turns
 from kgmem.retrieve.config import EngineConfig
-from kgmem.retrieve.retriever import Retriever
+from kgmem.retrieve.question import read_question
+from kgmem.retrieve.retriever import Retriever, SearchResult
 from kgmem.retrieve.scope import Scope
 
 __all__ = [
@@ -73,6 +111,8 @@ SCHEMA = "kgmem.bench.locomo/1"
 SCORED_CATEGORIES = (1, 2, 3, 4)
 #: hits asked of the linked engine per question: more than any pool, so every candidate returns
 POOL_DEPTH = 10_000
+#: the name of the shipped configuration's reference row (``shipped`` in the report)
+SHIPPED_ROW = "shipped"
 Progress = Callable[[str, int, int], None]
 
 
@@ -132,6 +172,8 @@ def run_locomo_bench(
     progress: Progress | None = None,
     cv: bool = False,
     owner_split: int = 0,
+    audit: str | Path | None = None,
+    reader: Reader | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark; returns the JSON-ready report described in the module docstring.
 
@@ -148,6 +190,14 @@ def run_locomo_bench(
             order, contiguous) of one owner named after the conversation, and answer every
             question with one owner search (`split_threads`); hits are mapped back to the
             conversation's turn ids before scoring. Answerability is not measured then.
+        audit: an audit file of corrected gold (`kgmem.bench.gold`): every row adds
+            ``corrected`` figures beside the raw ones.
+        reader: answer each question from the top ``k_main`` hits of the shipped row (else
+            the first) with this citation-locked reader (`kgmem.bench.reading`).
+
+    Raises:
+        InputError / MalformedInput: an unreadable LoCoMo or audit file.
+        ReaderError: the reader's endpoint failed.
     """
     records = load_locomo(path, conversations)
     report: dict[str, Any] = {
@@ -156,9 +206,13 @@ def run_locomo_bench(
         "file": str(path),
         "conversations": [r.conversation_id for r in records],
         "ks": list(ks),
+        "k_main": main_k(ks),
         "fact_sources": facts,
         "ingest": {},
     }
+    corrections = load_corrections(audit, path, records) if audit is not None else None
+    if corrections is not None:
+        report["gold"] = {"audit": str(audit), **corrections.summary()}
     stored = records
     if owner_split > 1:
         stored = [t for r in records for t in split_threads(r, owner_split)]
@@ -186,19 +240,69 @@ def run_locomo_bench(
         shipped=memory.engine().config,
         progress=progress,
         owner_split=owner_split,
+        k_main=main_k(ks),
+        normalized=normalized,
+        readings=_readings(records, scored),
+        tokenizer=memory.embedder.model.tokenizer,
+        corrections=corrections,
+        keep_hits=reader is not None,
     )
     report["rows"] = []
     by_row: dict[str, list[QuestionScore]] = {}
     for name, config in rows:
         by_row[name], row = run.row(name, config)
         report["rows"].append(row)
+    if run.shipped_name is None and len(rows) > 1:
+        # no ablation row is the shipped configuration: run it once as the paired tests'
+        # reference, outside the rows the cross-validation chooses among
+        _, report["shipped"] = run.row(SHIPPED_ROW, run.shipped, reference=True)
+    _paired_tests(report, run.shipped_name or SHIPPED_ROW, main_k(ks))
     if cv:
         report["cv"] = loco_cv(by_row, ks)
     if rows and owner_split <= 1:
         report["answerability"] = _answerability(
             memory, run.shipped, questions, run.features, max(ks)
         )
+    if reader is not None and run.kept:
+        report["reader"] = read_answers(
+            reader,
+            [(q, run.kept[q.id]) for q in scored if q.id in run.kept],
+            corrections=corrections,
+            progress=progress,
+        ) | {"row": run.reader_row, "k": run.k_main}
     return report
+
+
+def _readings(
+    records: Sequence[ConversationRecord], scored: Sequence[QuestionRecord]
+) -> dict[str, dict[str, Any]]:
+    """Each question read once with its conversation's speakers (no entity lookup)."""
+    speakers = {r.conversation_id: sorted({t.speaker for t in r.turns}) for r in records}
+    return {
+        q.id: read_question(q.question, speakers=speakers.get(q.conversation_id, ())).as_dict()
+        for q in scored
+    }
+
+
+def main_k(ks: Sequence[int]) -> int:
+    """The cut-off the report's single-k figures use: 10 if measured, else the middle k."""
+    ordered = sorted(ks)
+    return 10 if 10 in ordered else ordered[len(ordered) // 2]
+
+
+def _paired_tests(report: dict[str, Any], shipped_name: str, k: int) -> None:
+    """Each row's ``vs_shipped``: McNemar on ALL@k against the shipped configuration's row."""
+    rows = report["rows"]
+    everything = [*rows, *([report["shipped"]] if "shipped" in report else [])]
+    shipped = next((r for r in everything if r["name"] == shipped_name), None)
+    if shipped is None or len(rows) < 2:
+        return
+    for row in rows:
+        if row is not shipped:
+            row["vs_shipped"] = {
+                "shipped": shipped["name"],
+                **paired_test(row["questions"], shipped["questions"], k),
+            }
 
 
 def _ingest(
@@ -252,6 +356,19 @@ class _Run:
     shipped: EngineConfig
     progress: Progress | None
     owner_split: int = 0
+    k_main: int = 10
+    normalized: dict[str, str] = field(default_factory=dict)  # turn id -> normalised text
+    # question id -> the question read once (`Question.as_dict`), the same for every row: the
+    # extractive baseline's words and value type do not depend on the engine
+    readings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tokenizer: Any = None  # the embedder's tokenizer: what the context costs
+    corrections: Corrections | None = None
+    shipped_name: str | None = None  # the first row with the shipped configuration
+    keep_hits: bool = False  # keep one row's top k_main hits for a reader
+    reader_row: str | None = None  # the row whose hits were kept
+    reader_shipped: bool = False  # ... and whether it is the shipped configuration
+    kept: dict[str, SearchResult] = field(default_factory=dict)
+    costs: dict[str, tuple[int, int]] = field(default_factory=dict)  # turn id -> tokens, words
     features: dict[str, dict[str, Any]] = field(default_factory=dict)
     rewritten: dict[str, Any] = field(default_factory=dict)  # query text embedded -> vector
 
@@ -266,23 +383,31 @@ class _Run:
             vector = self.rewritten[text]
         return vector
 
-    def row(self, name: str, config: EngineConfig) -> tuple[list[QuestionScore], dict[str, Any]]:
+    def row(
+        self, name: str, config: EngineConfig, *, reference: bool = False
+    ) -> tuple[list[QuestionScore], dict[str, Any]]:
         """Every scored question searched with ``config``: the per-question scores and the
-        report row (metrics, grades, latency)."""
+        report row (per-question rows, and the metrics, grades and latency computed from them).
+        A ``reference`` row (the shipped configuration run only as the paired tests' reference)
+        lends no answerability features."""
         memory, ks = self.memory, self.ks
         engine: Retriever = (
             FusionRetriever(memory.store, memory.embedder, config)
             if name == FUSION_ROW
             else memory.engine(config)
         )
-        per_question: list[QuestionScore] = []
-        neo4j_ms: list[float] = []
-        exact: dict[int, list[float]] = {k: [] for k in ks}
-        supported: dict[int, list[float]] = {k: [] for k in ks}
+        rows: list[dict[str, Any]] = []
         kmax = max(ks)
         # the linked engine returns its whole ranked pool when asked for enough hits, which
         # gives pool ALL; the cosine baseline's k is its pool, so it keeps max(ks)
         depth = kmax if config.engine == "cosine" else POOL_DEPTH
+        # the reader answers from one row: the shipped configuration, else the first row
+        shipped_row = config == self.shipped and name != FUSION_ROW
+        keep = self.keep_hits and (
+            self.reader_row is None or (shipped_row and not self.reader_shipped)
+        )
+        if keep:
+            self.kept = {}
         for q in self.scored:
             if self.owner_split > 1:  # one owner search over the conversation's threads
                 found = engine.search(
@@ -299,56 +424,130 @@ class _Run:
                 )
                 whole = tuple(h.turn_id for h in found.hits)
             ranked = whole[:kmax]
-            per_question.append(
-                QuestionScore(
-                    question_id=q.id,
-                    category=q.category,
-                    ranked=ranked,
-                    gold=q.evidence,
-                    candidates=found.candidates,
-                    latency_ms=found.timings_ms["read_path"],
-                    pool=frozenset(whole),
-                )
-            )
-            neo4j_ms.append(found.timings_ms["neo4j"])
-            if config == self.shipped and name != FUSION_ROW:
+            rows.append(self.question_row(q, found, ranked, frozenset(whole)))
+            if shipped_row and not reference:
                 self.features.setdefault(q.id, found.answerability)
-            if q.evidence:
-                for k in ks:
-                    exact[k].append(float(bool(set(ranked[:k]) & set(q.evidence))))
-                    supported[k].append(float(bool(set(ranked[:k]) & self.support[q.id])))
+            if keep:
+                self.kept[q.id] = found.model_copy(update={"hits": found.hits[: self.k_main]})
             if self.progress:
                 self.progress(name, 1, len(self.scored))
-        row = _row_report(name, config, ks, per_question, neo4j_ms, exact, supported)
-        return per_question, row
+        if keep:
+            self.reader_row, self.reader_shipped = name, shipped_row
+        if shipped_row and self.shipped_name is None:
+            self.shipped_name = name
+        row = _row_report(name, config, ks, rows, corrected=self.corrections is not None)
+        return scores_of(rows), row
+
+    def question_row(
+        self,
+        q: QuestionRecord,
+        found: SearchResult,
+        ranked: tuple[str, ...],
+        pool: frozenset[str],
+    ) -> dict[str, Any]:
+        """The per-question row (`kgmem.bench.per_question`) of ``q`` answered by ``found``."""
+        hits = found.hits[: len(ranked)]
+        value = answer_value(found.answer)
+        extractive = extractive_answer(self.readings[q.id], hits[: self.k_main])
+        support = self.support.get(q.id, set())
+        row: dict[str, Any] = {
+            "id": q.id,
+            "category": q.category,
+            "gold_ranks": gold_ranks(ranked, q.evidence),
+            "hits": len(ranked),
+            "in_pool": bool(q.evidence) and set(q.evidence) <= pool,
+            "supported_rank": next(
+                (n for n, t in enumerate(ranked, start=1) if t in support), None
+            ),
+            "candidates": found.candidates,
+            "answerable": found.answerable,
+            "answer": value,
+            "extractive": extractive,
+            "scores": self.answer_scores(q.answer, q.category, value, extractive),
+            "context": self.context(q, ranked, hits),
+            "latency_ms": {
+                "read_path": found.timings_ms["read_path"],
+                "neo4j": found.timings_ms["neo4j"],
+            },
+        }
+        if self.corrections is not None and q.id in self.corrections.evidence:
+            fixed = self.corrections.apply(q)
+            row["corrected"] = {
+                "gold_ranks": gold_ranks(ranked, fixed.evidence),
+                "in_pool": bool(fixed.evidence) and set(fixed.evidence) <= pool,
+            }
+            if q.id in self.corrections.answers:
+                row["corrected"]["scores"] = self.answer_scores(
+                    fixed.answer, q.category, value, extractive
+                )
+        return row
+
+    @staticmethod
+    def answer_scores(
+        gold: str, category: int, value: str | None, extractive: str
+    ) -> dict[str, dict[str, float]]:
+        """LoCoMo F1/EM of the answer value (if any) and of the extractive baseline."""
+        scores = {"extractive": answer_scores(extractive, gold, category)}
+        if value is not None:
+            scores["answer"] = answer_scores(value, gold, category)
+        return scores
+
+    def context(
+        self, q: QuestionRecord, ranked: Sequence[str], hits: Sequence[Hit]
+    ) -> dict[str, dict[str, Any]]:
+        """Per k: the tokens and words of the top k turns as a reader gets them
+        (`kgmem.reader.format_turns` lines) and whether one holds the gold answer string."""
+        costs = [self.turn_cost(tid, hit) for tid, hit in zip(ranked, hits, strict=True)]
+        answer = normalize_answer(q.answer)
+        holds = [bool(answer) and answer in self.normalized.get(tid, "") for tid in ranked]
+        return {
+            str(k): {
+                "tokens": sum(c[0] for c in costs[:k]),
+                "words": sum(c[1] for c in costs[:k]),
+                "contains_answer": any(holds[:k]),
+            }
+            for k in self.ks
+        }
+
+    def turn_cost(self, turn_id: str, hit: Hit) -> tuple[int, int]:
+        """(tokens, words) of one turn's line, counted once per turn."""
+        if turn_id not in self.costs:
+            line = format_turns([hit])
+            tokens = len(self.tokenizer(line, add_special_tokens=False)["input_ids"])
+            self.costs[turn_id] = (tokens, len(line.split()))
+        return self.costs[turn_id]
 
 
 def _row_report(
     name: str,
     config: EngineConfig,
     ks: Sequence[int],
-    per_question: Sequence[QuestionScore],
-    neo4j_ms: Sequence[float],
-    exact: dict[int, list[float]],
-    supported: dict[int, list[float]],
+    rows: Sequence[dict[str, Any]],
+    *,
+    corrected: bool = False,
 ) -> dict[str, Any]:
-    """One row of the report: configuration, metrics per category, grades and latency."""
-    summary = summarize(per_question, ks)
-    latencies = [s.latency_ms for s in per_question]
-    return {
+    """One row of the report, every figure computed from the per-question ``rows``:
+    configuration, metrics per category (with intervals), grades, latency, answer-level
+    floors, the context-cost curve, and the rows themselves."""
+    report: dict[str, Any] = {
         "name": name,
         "config": _config_json(config)
         | ({"fusion": {"rrf_k": RRF_K, "depth": RRF_DEPTH}} if name == FUSION_ROW else {}),
-        "metrics": {key: value.to_dict() for key, value in summary.items()},
-        "grades": {
-            "exact_at": {str(k): _mean(v) for k, v in exact.items()},
-            "supported_at": {str(k): _mean(v) for k, v in supported.items()},
-        },
-        "latency_ms": {
-            "read_path": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95)},
-            "neo4j": {"p50": percentile(neo4j_ms, 50), "p95": percentile(neo4j_ms, 95)},
-        },
+        "metrics": summary_of(rows, ks),
+        "grades": grades(rows, ks),
+        "latency_ms": latency(rows),
+        "answers": {a: answer_summary(rows, a) for a in ("answer", "extractive")},
+        "context_cost": context_curve(rows, ks),
     }
+    if corrected:
+        report["corrected"] = {
+            "metrics": summary_of(rows, ks, corrected=True),
+            "answers": {
+                a: answer_summary(rows, a, corrected=True) for a in ("answer", "extractive")
+            },
+        }
+    report["questions"] = list(rows)
+    return report
 
 
 def _answerability(
@@ -369,7 +568,14 @@ def _answerability(
             features[q.id] = found.answerability
         if q.id in features:
             items.append(Item(q.conversation_id, q.category == 5, features[q.id]))
-    return calibrate(items)
+    report = calibrate(items)
+    flagged = [float(i.flagged()) for i in items]
+    right = [float(i.flagged() and i.adversarial) for i in items]
+    adversarial = [float(i.adversarial) for i in items]
+    if items:  # precision and recall of the shipped rule, questions resampled
+        report["shipped"]["precision_ci"] = ratio_interval(right, flagged)
+        report["shipped"]["recall_ci"] = ratio_interval(right, adversarial)
+    return report
 
 
 #: the separator of a split conversation's thread ids: ``conv-26~2`` is thread 2 of conv-26
@@ -447,7 +653,8 @@ def loco_cv(by_row: dict[str, list[QuestionScore]], ks: Sequence[int]) -> dict[s
     Returns:
         ``{"criterion": "recall@10", "folds": [{"held_out", "chosen", "train", "test"}],
         "cv": {"all"|"1".."4": metrics}, "in_sample": {"chosen", "metrics"}}`` (metric dicts as
-        in the rows' ``metrics``), or ``{"skipped": reason}`` with fewer than two conversations.
+        in the rows' ``metrics``; the cross-validated ones with their intervals), or
+        ``{"skipped": reason}`` with fewer than two conversations.
     """
     k = 10 if 10 in ks else max(ks)
     names = list(by_row)
@@ -473,7 +680,10 @@ def loco_cv(by_row: dict[str, list[QuestionScore]], ks: Sequence[int]) -> dict[s
     return {
         "criterion": f"recall@{k}",
         "folds": folds,
-        "cv": {key: v.to_dict() for key, v in summarize(held_out, ks).items()},
+        "cv": {
+            key: v.to_dict() | {"ci": intervals(held_out, ks, key)}
+            for key, v in summarize(held_out, ks).items()
+        },
         "in_sample": {
             "chosen": best,
             "metrics": {key: v.to_dict() for key, v in summarize(by_row[best], ks).items()},

@@ -13,6 +13,7 @@ from kgmem.bench.ablation import ablation_rows, default_row
 from kgmem.bench.locomo import run_locomo_bench
 from kgmem.cli._common import console, dump_json, memory_from, progress_bar, settings_from
 from kgmem.cli.bench_scale import bench_scale
+from kgmem.errors import KgmemError
 from kgmem.retrieve.config import FactSourceChoice
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -133,7 +134,7 @@ def _print_locomo(report: dict[str, Any]) -> None:
             f" extracted {cov['facts_per_turn']['extracted']:.2f}; temporal questions whose gold"
             f" turns carry a dated fact: {100 * cov['temporal_dated']:.1f}%"
         )
-    for row in report["rows"]:
+    for row in _all_rows(report):
         table = Table(title=f"{row['name']}", title_justify="left")
         table.add_column("category")
         table.add_column("n", justify="right")
@@ -146,6 +147,7 @@ def _print_locomo(report: dict[str, Any]) -> None:
         table.add_column(f"NDCG@{k_main}", justify="right")
         table.add_column("pool", justify="right")
         table.add_column("pool ALL", justify="right")
+        table.add_column(f"ALL@{k_main} 95% CI", justify="right")
         for key, label in CATEGORIES.items():
             m = row["metrics"].get(key)
             if m is None:
@@ -160,6 +162,7 @@ def _print_locomo(report: dict[str, Any]) -> None:
                 f"{100 * m['ndcg_at'][str(k_main)]:.1f}",
                 f"{m['candidates']:.0f}",
                 f"{100 * m.get('pool_all', 0.0):.1f}",
+                _ci(m.get("ci", {}).get("all_at", {}).get(str(k_main))),
             )
         console.print(table)
         lat = row["latency_ms"]
@@ -171,6 +174,14 @@ def _print_locomo(report: dict[str, Any]) -> None:
             f"(neo4j p50 {lat['neo4j']['p50']:.1f} ms); query embedding p50 "
             f"{report['embedding_ms'].get('p50', 0):.1f} ms"
         )
+        paired = row.get("vs_shipped")
+        if paired:
+            console.print(
+                f"  vs {paired['shipped']}: ALL@{paired['k']} gained {paired['row_only']}, lost "
+                f"{paired['reference_only']} questions; McNemar p = {paired['p']:.3g}"
+                + (" (beyond noise)" if paired["beyond_noise"] else " (within noise)")
+            )
+    _print_floors(report)
 
 
 @bench.command("locomo")
@@ -211,6 +222,28 @@ def _print_locomo(report: dict[str, Any]) -> None:
     help="Store each conversation's sessions as N threads of one owner and answer with one "
     "owner search (0: off).",
 )
+@click.option(
+    "--gold",
+    type=click.Choice(["raw", "corrected"]),
+    default="raw",
+    show_default=True,
+    help="corrected: also score against an audit file's corrected evidence and plain answers, "
+    "beside the raw figures (see --audit).",
+)
+@click.option(
+    "--audit",
+    type=_FILE,
+    help="The audit file for --gold corrected (default: audit-errors-<X>.json beside a FILE "
+    "named locomo-<X>.json).",
+)
+@click.option(
+    "--reader",
+    "reader_url",
+    metavar="URL",
+    help="Answer with the citation-locked reader at this OpenAI-compatible API root "
+    "(e.g. http://127.0.0.1:8080/v1) and report token F1/EM (needs --model).",
+)
+@click.option("--model", "reader_model", metavar="NAME", help="The reader's model name.")
 @_report_options
 @click.pass_context
 def bench_locomo(
@@ -223,28 +256,57 @@ def bench_locomo(
     ablate: bool,
     cv: bool,
     owner_split: int,
+    gold: str,
+    audit: Path | None,
+    reader_url: str | None,
+    reader_model: str | None,
     json_path: Path | None,
     quiet: bool,
 ) -> None:
-    """Evidence recall on a LoCoMo-layout FILE (ALL/ANY/R@k, MRR, NDCG, grades, latency)."""
+    """Evidence recall on a LoCoMo-layout FILE (ALL/ANY/R@k, MRR, NDCG, grades, latency, with
+    bootstrap 95 % intervals), the context each k costs, and answer-level F1/EM floors; with
+    --reader, a reader's F1/EM."""
     settings = settings_from(ctx)
+    if bool(reader_url) != bool(reader_model):
+        raise click.UsageError("--reader and --model go together")
+    audit_file = _audit_file(file, audit) if gold == "corrected" else None
     sources = cast(FactSourceChoice, fact_sources)
     rows = (
         ablation_rows(settings, sources)
         if ablate or cv
         else [default_row(settings, cast(Literal["cosine", "linked"], engine), sources)]
     )
-    with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
-        report = run_locomo_bench(
-            memory,
-            file,
-            conversations=conversations or None,
-            ks=ks,
-            rows=rows,
-            progress=progress,
-            cv=cv,
-            owner_split=owner_split,
+    reader = None
+    if reader_url and reader_model:
+        from kgmem.reader import Reader
+
+        key = settings.reader_api_key.get_secret_value() if settings.reader_api_key else None
+        reader = Reader(
+            reader_url,
+            reader_model,
+            api_key=key,
+            max_tokens=settings.reader_max_tokens,
+            timeout_s=settings.reader_timeout_s,
         )
+    try:
+        with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
+            report = run_locomo_bench(
+                memory,
+                file,
+                conversations=conversations or None,
+                ks=ks,
+                rows=rows,
+                progress=progress,
+                cv=cv,
+                owner_split=owner_split,
+                audit=audit_file,
+                reader=reader,
+            )
+    except KgmemError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        if reader is not None:
+            reader.close()
     if json_path is not None and str(json_path) == "-":
         click.echo(dump_json(report))
         return
@@ -253,6 +315,101 @@ def bench_locomo(
     _print_locomo(report)
     if cv:
         _print_cv(report["cv"])
+
+
+def _all_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's rows, then the shipped reference row if the run added one."""
+    return [*report["rows"], *([report["shipped"]] if "shipped" in report else [])]
+
+
+def _ci(interval: list[float] | None) -> str:
+    return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}" if interval else ""
+
+
+def _print_floors(report: dict[str, Any]) -> None:
+    """The answer-level floors, the context cost, corrected gold and the reader, for the row
+    the reader used, else the shipped configuration's, else the first."""
+    rows = report["rows"]
+    if not rows:
+        return
+    paired = next((r["vs_shipped"]["shipped"] for r in rows if "vs_shipped" in r), None)
+    named = report.get("reader", {}).get("row") or paired
+    row = next((r for r in _all_rows(report) if r["name"] == named), rows[0])
+    table = Table(title=f"answer-level floor, LoCoMo F1 / EM ({row['name']})", title_justify="left")
+    for col in (
+        "category",
+        "answer n",
+        "answer F1",
+        "answer EM",
+        "extractive n",
+        "extr. F1",
+        "extr. F1 95% CI",
+        "extr. EM",
+    ):
+        table.add_column(col, justify="right")
+    answers = row["answers"]
+    for key, label in CATEGORIES.items():
+        a, e = answers["answer"].get(key), answers["extractive"].get(key)
+        if e is None:
+            continue
+        table.add_row(
+            label,
+            str(a["n"]) if a else "0",
+            f"{100 * a['f1']:.1f}" if a else "",
+            f"{100 * a['em']:.1f}" if a else "",
+            str(e["n"]),
+            f"{100 * e['f1']:.1f}",
+            _ci(e["f1_ci"]),
+            f"{100 * e['em']:.1f}",
+        )
+    console.print(table)
+    console.print(
+        "  context cost (overall): "
+        + "; ".join(
+            f"k={c['k']}: {c['tokens']:.0f} tokens ({c['words']:.0f} words), ALL "
+            f"{100 * c['all_at']:.1f}, answer string in context {100 * c['contains_answer']:.1f}"
+            for c in row["context_cost"]
+        )
+    )
+    if "corrected" in row:
+        k = str(report["k_main"])
+        raw, fixed = row["metrics"]["all"], row["corrected"]["metrics"]["all"]
+        gold = report.get("gold", {})
+        console.print(
+            f"  corrected gold ({gold.get('evidence_corrected', 0)} evidence, "
+            f"{gold.get('answers_corrected', 0)} answers corrected, "
+            f"{gold.get('answers_left_out', 0)} answers left out): ALL@{k} raw "
+            f"{100 * raw['all_at'][k]:.1f} [{_ci(raw['ci']['all_at'][k])}], corrected "
+            f"{100 * fixed['all_at'][k]:.1f} [{_ci(fixed['ci']['all_at'][k])}]"
+        )
+    shipped = report.get("answerability", {}).get("shipped")
+    if shipped and "precision_ci" in shipped:
+        console.print(
+            f"  answerable=False vs category 5: precision {100 * shipped['precision']:.1f} "
+            f"[{_ci(shipped['precision_ci'])}], recall {100 * shipped['recall']:.1f} "
+            f"[{_ci(shipped['recall_ci'])}]"
+        )
+    reader = report.get("reader")
+    if reader:
+        overall = reader["scores"].get("all", {})
+        console.print(
+            f"  reader {reader['model']} over the top {reader['k']} of {reader['row']}: F1 "
+            f"{100 * overall.get('f1', 0):.1f} [{_ci(overall.get('f1_ci'))}], EM "
+            f"{100 * overall.get('em', 0):.1f}; answered {reader['answered']}, abstained "
+            f"{reader['abstained']}; answers citing a gold turn {100 * reader['cited_gold']:.1f}%"
+        )
+
+
+def _audit_file(file: Path, audit: Path | None) -> Path:
+    """The audit file of --gold corrected: --audit, else audit-errors-<X>.json beside FILE."""
+    if audit is not None:
+        return audit
+    stem = file.stem
+    if stem.startswith("locomo-"):
+        guess = file.with_name(f"audit-errors-{stem.removeprefix('locomo-')}.json")
+        if guess.is_file():
+            return guess
+    raise click.UsageError("--gold corrected needs --audit PATH (no audit-errors file beside FILE)")
 
 
 def _print_cv(cv: dict[str, Any]) -> None:
@@ -323,7 +480,6 @@ def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: b
     per constraint, with totals; `procedure` cases are skipped. Conversations with the cases'
     ids are replaced. Exit status 1 when a check fails."""
     from kgmem.bench.cases import load_cases, run_cases
-    from kgmem.errors import KgmemError
 
     try:
         data = load_cases(file)
@@ -427,7 +583,6 @@ def bench_latency(
     the throughput of N concurrent clients of each; prints JSON (kgmem.bench.latency). Use an
     empty private server: both systems write there."""
     from kgmem.bench.latency import run_latency
-    from kgmem.errors import KgmemError
 
     def progress(stage: str, done: int, total: int) -> None:
         if not quiet and (done % 50 == 0 or done == total):

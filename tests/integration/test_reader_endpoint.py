@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import re
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +25,7 @@ from kgmem.errors import ReaderError
 from kgmem.reader import ABSTENTION, Reader, ask
 
 QUESTION = "Where did Ana move to?"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 #: a scripted reply: (status, body) from the parsed request
 Script = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
@@ -180,3 +183,77 @@ def test_cli_ask(stub: Stub, settings: Settings, conversation: str) -> None:
     unset = {**env, "KGMEM_READER_BASE_URL": ""}
     done = CliRunner().invoke(main, ["ask", QUESTION, "--conversation", conversation], env=unset)
     assert done.exit_code == 1 and "no reader configured" in done.output
+
+
+def test_bench_locomo_reader_lane_and_corrected_gold(
+    stub: Stub, settings: Settings, tmp_path: Path
+) -> None:
+    """`kgmem bench locomo --reader URL --model NAME --gold corrected` on the small LoCoMo
+    fixture: per-question rows, the reader's scores and citations, raw beside corrected."""
+    from kgmem.cli import main
+
+    sample = json.loads((DATA / "small_locomo.json").read_text(encoding="utf-8"))[0]
+    sample_id = f"it-bench-{uuid.uuid4().hex[:8]}"
+    sample["sample_id"] = sample_id
+    locomo = tmp_path / "locomo-small.json"
+    locomo.write_text(json.dumps([sample]), encoding="utf-8")
+    question = sample["qa"][1]  # "What did Caroline apply to?", gold D2:2 and D1:3
+    audit = tmp_path / "audit.json"
+    audit.write_text(
+        json.dumps(
+            [
+                {
+                    "question_id": "locomo_0_qa1",
+                    "question": question["question"],
+                    "error_type": "WRONG_CITATION",
+                    "correct_evidence": ["D1:3"],
+                    "correct_answer": "counseling program",
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
+    stub.replies = [lambda body: completion("a counseling program [1].")]
+    password = settings.resolved_password()
+    assert password is not None
+    env = {"KGMEM_NEO4J_URI": settings.neo4j_uri, "KGMEM_NEO4J_PASSWORD": password}
+    args = ["bench", "locomo", str(locomo), "--k", "1,10", "-q", "--json", "-"]
+    try:
+        done = CliRunner().invoke(
+            main,
+            [
+                *args,
+                "--gold",
+                "corrected",
+                "--audit",
+                str(audit),
+                "--reader",
+                stub.base_url,
+                "--model",
+                "stub-model",
+            ],
+            env=env,
+        )
+        assert done.exit_code == 0, done.output
+        report = json.loads(done.stdout)
+    finally:
+        with Memory.from_settings(settings) as memory:
+            memory.forget(sample_id)
+    assert report["gold"]["evidence_corrected"] == 1 and report["gold"]["answers_corrected"] == 1
+    [row] = report["rows"]
+    rows = {q["id"]: q for q in row["questions"]}
+    assert set(rows) == {f"{sample_id}:qa0", f"{sample_id}:qa1"}
+    applied = rows[f"{sample_id}:qa1"]
+    assert len(applied["gold_ranks"]) == 2 and len(applied["corrected"]["gold_ranks"]) == 1
+    assert set(applied["context"]) == {"1", "10"} and applied["context"]["10"]["tokens"] > 0
+    assert row["metrics"]["all"]["ci"]["all_at"]["10"][0] <= row["metrics"]["all"]["all_at"]["10"]
+    assert "corrected" in row and row["answers"]["extractive"]["all"]["n"] == 2
+    assert [c["k"] for c in row["context_cost"]] == [1, 10]
+    reader = report["reader"]
+    assert reader["model"] == "stub-model" and len(stub.requests) == 2
+    assert reader["scores"]["all"]["n"] == 2
+    read = {q["id"]: q for q in reader["questions"]}
+    # the stub cites the first turn it is shown; its answer matches qa1's gold exactly
+    assert read[f"{sample_id}:qa1"]["scores"]["reader"]["em"] == 1.0
+    assert reader["corrected"]["all"]["n"] == 2
+    assert reader["cited_gold_n"] == 2
