@@ -11,8 +11,9 @@ and an ingest that writes non-English turns logs one warning per conversation an
 
 Only prose of some length is classified (`MIN_LETTERS` letters in `MIN_WORDS` words after
 code blocks, inline code and URLs are removed); short or code-only turns get None, as does a
-classification below `MIN_CONFIDENCE`. Cost: about 0.1 ms a turn on one core (the first call
-loads the 0.9 MB model, about a second).
+classification below `MIN_CONFIDENCE`. Cost: 0.18 ms a LoCoMo turn, 0.31 ms a BEAM turn
+(2 kB), measured under a load average of 8 on two cores; the first call loads the 0.9 MB
+model (about a second).
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
 _INLINE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"\bhttps?://\S+|\bwww\.\S+")
 _INDENTED = re.compile(r"^(?: {4}|\t).*$", re.MULTILINE)
-_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 _warned: set[str] = set()
 _lock = threading.Lock()
@@ -81,10 +81,10 @@ def language_of(text: str) -> str | None:
     its prose is too short (`MIN_LETTERS`, `MIN_WORDS`), code-only, or classified with less
     than `MIN_CONFIDENCE`."""
     # the head of a long turn decides: removing code from kilobytes would cost more than the rest
-    prose = prose_of(text[: PROSE_CHARS * 4])[:PROSE_CHARS]
-    if len(prose.split()) < MIN_WORDS and not _unspaced(prose):
+    prose = prose_of(text[: PROSE_CHARS * 2])[:PROSE_CHARS]
+    if not _enough_letters(prose):
         return None
-    if len(_LETTER.findall(prose)) < MIN_LETTERS:
+    if len(prose.split(maxsplit=MIN_WORDS)) < MIN_WORDS and not _unspaced(prose):
         return None
     found = _detector().detect(prose, model="lite", k=1)
     if not found or float(found[0]["score"]) < MIN_CONFIDENCE:
@@ -92,10 +92,21 @@ def language_of(text: str) -> str | None:
     return str(found[0]["lang"])
 
 
+def _enough_letters(prose: str) -> bool:
+    """At least `MIN_LETTERS` letters (any script), counted until there are enough."""
+    seen = 0
+    for ch in prose:
+        if ch.isalpha():
+            seen += 1
+            if seen >= MIN_LETTERS:
+                return True
+    return False
+
+
 def _unspaced(prose: str) -> bool:
     """Scripts written without spaces between words (Thai, Chinese, Japanese) count letters,
-    not words."""
-    return len(_LETTER.findall(prose)) >= MIN_LETTERS and len(prose.split()) < MIN_WORDS
+    not words (the caller has checked there are enough letters)."""
+    return not prose.isascii()
 
 
 def count_languages(report: IngestReport, rows: Sequence[Mapping[str, Any]]) -> None:
