@@ -106,10 +106,14 @@ def chat_dirs(directory: str | Path, chats: Sequence[str] | None = None) -> list
     if (root / "probing_questions").is_dir():
         found = [root]
     else:
-        found = sorted(
-            (p for p in root.iterdir() if p.is_dir() and (p / "probing_questions").is_dir()),
-            key=lambda p: (0, int(p.name), "") if p.name.isdigit() else (1, 0, p.name),
-        ) if root.is_dir() else []
+        found = (
+            sorted(
+                (p for p in root.iterdir() if p.is_dir() and (p / "probing_questions").is_dir()),
+                key=lambda p: (0, int(p.name), "") if p.name.isdigit() else (1, 0, p.name),
+            )
+            if root.is_dir()
+            else []
+        )
     if chats:
         wanted = [str(c) for c in chats]
         names = {p.name for p in found}
@@ -177,7 +181,7 @@ def _search(memory: Memory, chat: BeamChat, k: int) -> dict[str, dict[str, Any]]
 def _pair(conflict: Any) -> frozenset[str]:
     """The two turn ids of one reported conflict (an object or a dict with ``turn_ids``)."""
     ids = conflict.get("turn_ids") if isinstance(conflict, dict) else conflict.turn_ids
-    return frozenset(ids)
+    return frozenset(str(i) for i in ids or ())
 
 
 def _instruction_turn(item: Any) -> str:
@@ -252,7 +256,9 @@ def _retrieval(
     return metrics
 
 
-def _updated_first(questions: Sequence[BeamQuestion], found: dict[str, dict[str, Any]]) -> dict:
+def _updated_first(
+    questions: Sequence[BeamQuestion], found: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     scores = []
     for q in questions:
         if q.ability != "knowledge_update":
@@ -265,12 +271,14 @@ def _updated_first(questions: Sequence[BeamQuestion], found: dict[str, dict[str,
         best = _rank(ranked, updated)
         first_original = _rank(ranked, original)
         ok = best is not None and best <= UPDATED_WITHIN
-        ok = ok and (first_original is None or best is not None and best < first_original)
+        ok = ok and (first_original is None or (best is not None and best < first_original))
         scores.append(float(ok))
     return {"n": len(scores), "updated_first": _mean(scores)}
 
 
-def _contradiction(questions: Sequence[BeamQuestion], found: dict[str, dict[str, Any]]) -> dict:
+def _contradiction(
+    questions: Sequence[BeamQuestion], found: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     both, flagged = [], []
     for q in questions:
         if q.ability != "contradiction_resolution":
@@ -421,7 +429,7 @@ def run_beam_bench(
     first: list[str] = []
     ingest_s, embed_s = 0.0, 0.0
     all_ingested = True
-    for n, chat in enumerate(loaded, start=1):
+    for chat in loaded:
         ingest = _ingest(memory, chat, reuse)
         all_ingested = all_ingested and ingest is not None
         ingest_s += ingest["seconds"] if ingest else 0.0

@@ -328,14 +328,18 @@ def _print_beam(report: dict[str, Any]) -> None:
         )
         if row.get("instructions"):
             ins = row["instructions"]
-            line += "; instructions recall " + ", ".join(
-                f"{a} {ins[a]['recall']}" for a in ("instruction_following", "preference_following")
-            ) + f", per search {ins['per_search']}"
+            line += (
+                "; instructions recall "
+                + ", ".join(
+                    f"{a} {ins[a]['recall']}"
+                    for a in ("instruction_following", "preference_following")
+                )
+                + f", per search {ins['per_search']}"
+            )
         if row.get("abstention"):
             ab = row["abstention"]
             line += (
-                f"; abstention P {ab['precision']} R {ab['recall']} "
-                f"false {ab['false_abstention']}"
+                f"; abstention P {ab['precision']} R {ab['recall']} false {ab['false_abstention']}"
             )
         if row.get("read_ms"):
             r = row["read_ms"]

@@ -133,7 +133,9 @@ def _read_json(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise MalformedInput(f"not UTF-8 text: {exc}", file=str(path)) from exc
     except json.JSONDecodeError as exc:
-        raise MalformedInput(f"not valid JSON: {exc.msg} at line {exc.lineno}", file=str(path)) from exc
+        raise MalformedInput(
+            f"not valid JSON: {exc.msg} at line {exc.lineno}", file=str(path)
+        ) from exc
 
 
 def _sessions(data: Any, file: str) -> list[tuple[list[dict[str, Any]], str | None]]:
@@ -226,9 +228,7 @@ def evidence_ids(raw: Any) -> list[Any]:
     return [raw]
 
 
-def _questions(
-    cid: str, data: Any, local_ids: set[str], file: str
-) -> tuple[BeamQuestion, ...]:
+def _questions(cid: str, data: Any, local_ids: set[str], file: str) -> tuple[BeamQuestion, ...]:
     if not isinstance(data, dict):
         raise MalformedInput("probing questions must be an object {ability: [...]}", file=file)
     out: list[BeamQuestion] = []
@@ -237,9 +237,7 @@ def _questions(
             raise MalformedInput(f"ability {ability!r} is not a list of questions", file=file)
         for n, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-                raise MalformedInput(
-                    f"{ability} question #{n} has no 'question' string", file=file
-                )
+                raise MalformedInput(f"{ability} question #{n} has no 'question' string", file=file)
             source = item.get("source_chat_ids")
             if source is not None and not isinstance(source, list | dict):
                 raise MalformedInput(
@@ -248,7 +246,8 @@ def _questions(
                 )
 
             def resolve(ids: list[Any]) -> tuple[list[str], list[str]]:
-                found, lost = [], []
+                found: list[str] = []
+                lost: list[str] = []
                 for i in ids:
                     local = str(i).strip()
                     (found if local in local_ids else lost).append(local)
