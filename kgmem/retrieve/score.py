@@ -128,6 +128,8 @@ class Candidate:
         fact_cosine: max cos(fact citing the turn, q) in [-1, 1], or None if no fact cites it.
         generators: names of the generators that brought it in (``dense_turns``, ...).
         trace: extra provenance (fact ids, event times, hop path) copied to the hit.
+        passage: for a turn stored as passages, the one that matched best (``n, start, end,
+            cosine``; offsets into ``text``), copied to the hit; None otherwise.
     """
 
     turn_id: str
@@ -145,6 +147,7 @@ class Candidate:
     generators: set[str] = field(default_factory=set)
     bonus: dict[str, float] = field(default_factory=dict)
     trace: dict[str, Any] = field(default_factory=dict)
+    passage: dict[str, Any] | None = None
 
 
 def score_candidates(
@@ -206,6 +209,7 @@ def score_candidates(
                     score=round(score, 6),
                     terms=terms,
                     trace=trace,
+                    passage=c.passage,
                 ),
             )
         )
@@ -232,4 +236,6 @@ def merge_candidates(pools: Sequence[Iterable[Candidate]]) -> list[Candidate]:
                 seen.bonus[name] = max(seen.bonus.get(name, 0.0), value)
             for key, value in c.trace.items():
                 seen.trace.setdefault(key, value)
+            if c.passage is not None and seen.passage is None:
+                seen.passage = c.passage
     return list(merged.values())
