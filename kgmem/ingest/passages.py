@@ -46,6 +46,9 @@ __all__ = [
 #: piece, so a dense code passage may lose its last lines to the window; the next passage
 #: starts there only when packing put a boundary there, which is why code is cut by lines)
 PASSAGE_CHARS = 800
+#: a one-passage text longer than this (raw, padding included) is embedded with its whitespace
+#: runs collapsed: the embedder clips its input at 4,000 raw characters
+RAW_EMBED_CHARS = 4 * PASSAGE_CHARS
 #: how much two windows of one over-long sentence or line share
 OVERLAP_CHARS = 120
 
@@ -193,9 +196,13 @@ def embed_turn_texts(encode: Any, texts: Sequence[str]) -> list[Embedded]:
     inputs: list[str] = []
     for text, cut in zip(texts, spans, strict=True):
         if len(cut) == 1:
-            inputs.append(text)
+            # a short text as it is (so every LoCoMo turn embeds exactly as before); a padded
+            # one without its padding, which would push its words past the embedder's clip
+            inputs.append(text if len(text) <= RAW_EMBED_CHARS else " ".join(text.split()))
         else:
-            inputs.extend(text[s:e] for s, e in cut)
+            # whitespace runs as one space: a passage packed across blank padding stays short
+            # for the embedder's character clip, and the tokenizer reads the same words
+            inputs.extend(" ".join(text[s:e].split()) for s, e in cut)
     vectors = encode(inputs)
     out: list[Embedded] = []
     at = 0

@@ -67,6 +67,19 @@ def test_padding_is_no_passage() -> None:
     assert _covered(text, spans) and text[spans[-1][0] : spans[-1][1]].endswith("Last line.")
 
 
+def test_padded_passage_is_embedded_without_its_padding() -> None:
+    seen: list[str] = []
+
+    def encode(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        seen.extend(texts)
+        return _encode(texts)
+
+    text = "Step one of the proof. " * 20 + " " * 100_000 + "Label the point D."
+    embed_turn_texts(encode, [text])
+    assert max(len(t) for t in seen) <= PASSAGE_CHARS
+    assert any(t.endswith("Label the point D.") for t in seen)
+
+
 def _encode(texts: Sequence[str]) -> npt.NDArray[np.float32]:
     """A stand-in for the embedder: one unit vector per text, from its length."""
     out = np.zeros((len(texts), 4), dtype=np.float32)
