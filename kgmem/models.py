@@ -250,6 +250,10 @@ class Hit(BaseModel):
         score: the final score (sum of ``terms``); cosine terms lie in [-1, 1].
         terms: each scorer term's value, e.g. ``{"cosine": 0.41, "fact": 0.12}``.
         trace: provenance: which generator brought the turn in, fact ids, hop path, event times.
+        passage: for a turn longer than the embedder's window (stored as passages,
+            `kgmem.ingest.passages`), the passage that matched best: ``{"n", "start", "end",
+            "cosine"}`` with ``text[start:end]`` its text; its cosine is the turn's ``cosine``
+            term. None for a turn that is one passage.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -264,3 +268,4 @@ class Hit(BaseModel):
     source: str | None = None
     terms: dict[str, float] = Field(default_factory=dict)
     trace: dict[str, Any] = Field(default_factory=dict)
+    passage: dict[str, Any] | None = None

@@ -13,6 +13,7 @@ validated the same way wherever it comes from, and errors name the file, convers
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -23,22 +24,36 @@ from kgmem.models import TurnRecord
 __all__ = [
     "DOCUMENT_ID_PREFIX",
     "MAX_TURN_CHARS",
+    "MAX_TURN_RAW_CHARS",
     "check_conversation_id",
     "check_unicode",
     "conversation_of",
     "is_document_turn",
     "make_turn",
     "turn_id",
+    "turn_length",
     "turn_text",
 ]
 
-#: the longest turn text accepted, in characters (caption included). spaCy refuses a text over
-#: its ``nlp.max_length`` (1,000,000) with a bare ``ValueError`` and its parser needs about 1 GB
-#: of temporary memory per 100,000 characters (spaCy's documentation of ``max_length``). A chat
-#: turn is a few hundred characters; a pasted document of 100 KB is kept whole (its extraction
-#: takes about a minute), five times that is refused before anything is parsed. The embedder
-#: reads at most ``Settings.embed_max_chars`` of it anyway.
+#: the longest turn text accepted, in characters (caption included) counted with every run of
+#: whitespace as one character (`turn_length`). spaCy's parser needs about 1 GB of temporary
+#: memory per 100,000 characters of text (spaCy's documentation of ``max_length``), and what it
+#: costs, like what the embedder and BM25 read, is tokens and passages: a run of blank padding
+#: is one whitespace token however long it is. So the limit counts what is read, not the
+#: padding: a generated answer padded with 340,000 blanks around 5,000 characters of text (seen
+#: in BEAM) is accepted and stored exactly as given, while 200,000 characters of words (a pasted
+#: document of that size takes about a minute to extract) is the most one turn may hold.
 MAX_TURN_CHARS = 200_000
+#: the longest raw turn text accepted, whitespace included: spaCy refuses a text over its
+#: ``nlp.max_length`` (1,000,000) with a bare ``ValueError``.
+MAX_TURN_RAW_CHARS = 1_000_000
+_WHITESPACE_RUN = re.compile(r"\s{2,}")
+
+
+def turn_length(text: str) -> int:
+    """``text``'s length with every run of whitespace counted as one character (what
+    `MAX_TURN_CHARS` bounds)."""
+    return len(text) - sum(len(run.group()) - 1 for run in _WHITESPACE_RUN.finditer(text))
 
 
 def check_unicode(
@@ -131,7 +146,8 @@ def make_turn(
 
     Raises:
         MalformedInput: an empty or non-string id, speaker or text, a caption that is not a
-            string, invalid Unicode, a text over `MAX_TURN_CHARS`, or a naive (or
+            string, invalid Unicode, a text over `MAX_TURN_CHARS` (whitespace runs counted
+            as one character) or `MAX_TURN_RAW_CHARS`, or a naive (or
             non-datetime) ``observed_at``; the message names the file, conversation and turn.
     """
     where = str(local).strip() if isinstance(local, str | int) else f"#{index}"
@@ -155,10 +171,13 @@ def make_turn(
         raise MalformedInput(
             "turn has no text", file=file, conversation_id=conversation_id, turn=where
         )
-    if len(full) > MAX_TURN_CHARS:
+    length = turn_length(full)
+    if length > MAX_TURN_CHARS or len(full) > MAX_TURN_RAW_CHARS:
         raise MalformedInput(
-            f"turn text has {len(full):,} characters, over the limit of {MAX_TURN_CHARS:,} "
-            "(kgmem.turns.MAX_TURN_CHARS); split it into several turns",
+            f"turn text has {length:,} characters counting each whitespace run as one "
+            f"({len(full):,} in all), over the limit of {MAX_TURN_CHARS:,} "
+            f"(kgmem.turns.MAX_TURN_CHARS; {MAX_TURN_RAW_CHARS:,} with whitespace, "
+            "MAX_TURN_RAW_CHARS); split it into several turns",
             file=file,
             conversation_id=conversation_id,
             turn=where,

@@ -3,7 +3,7 @@
 // search filters: seeds -> bounded expansion -> the best citing fact of every candidate -> the
 // keyed facts that current-value resolution needs. A generator with k = 0 (or no input)
 // contributes nothing. Cosines are raw, in [-1, 1] (vector index scores and
-// vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of six lists and a version:
+// vector.similarity.cosine are (1 + cos) / 2). Returns ONE row of seven lists and a version:
 //   seeds     one map per (generator, turn): the turn, its cosine, and what it matched
 //     dense_turns  top-$k_turns turns, vector index filtered by scope (and filters) inside it; every
 //                  vector SEARCH here asks the (approximate, HNSW) index for twice the pool and
@@ -11,6 +11,9 @@
 //                  50,000-turn conversation at no measurable cost (kgmem bench scale)
 //     dense_facts  top-$k_facts facts (of fact sources $q.sources, null = all) the same way,
 //                  each with the turns it cites
+//     dense_passages  the turns of the top-$k_turns passages of long turns (kgmem.ingest.passages),
+//                  passage vector index filtered by conversation inside it, the turn's other
+//                  filters after; a turn's cosine is its best passage's
 //     speaker      top-$k_speaker turns spoken by each of $q.named_speakers (the speakers the
 //                  question names), vector index filtered by tenant and speaker inside it
 //     fulltext     BM25 top-$k_fulltext turns and facts; $q.ft_query is the Lucene query of the
@@ -25,6 +28,8 @@
 //             $q.current_entity_ids (with object and modality; none valid only after $q.as_of)
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
+//   passages  per candidate turn that has passages, its best passage (cosine, n, start, end:
+//             character offsets into the turn's text); the turn's dense score is this cosine
 //   holder    when a person is named ($k_holder > 0): the facts nearest the question with who
 //             holds each (subject, speaker), for answerability's holder gap
 //   context_version  the Conversation node's write version (null if it has none; for an owner,
@@ -98,6 +103,20 @@ CALL () {
   WITH t, s ORDER BY s DESC, t.id ASC LIMIT $k_turns
   RETURN 'dense_turns' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f, null AS fact_cosine,
          null AS bm25, null AS via
+  UNION ALL
+  CALL () {
+    WITH 1 AS go WHERE $k_turns > 0
+    MATCH (p:Passage)
+      SEARCH p IN (VECTOR INDEX passage_embedding FOR $embedding
+                   WHERE p.conversation_id IN $q.conversation_ids
+                   LIMIT 2 * $k_turns) SCORE AS s
+    MATCH (p)-[:OF]->(t:Turn)
+    WITH t, max(s) AS s
+    ORDER BY s DESC, t.id ASC LIMIT $k_turns
+    RETURN t, s
+  }
+  RETURN 'dense_passages' AS generator, t, 2.0 * s - 1.0 AS cosine, null AS f,
+         null AS fact_cosine, null AS bm25, null AS via
   UNION ALL
   CALL () {
     CALL () {
@@ -310,7 +329,17 @@ CALL (every) {
                    event_phrase: f.event_phrase})[0] AS best
   RETURN collect(best {.*, turn_id: t.id}) AS citing
 }
-WITH rows, expanded, keyed, citing, holder,
+// --- the best passage of every candidate turn that has passages (a long turn) -----------------
+CALL (every) {
+  UNWIND every AS t
+  WITH DISTINCT t
+  MATCH (p:Passage)-[:OF]->(t)
+  WITH t, p, 2.0 * vector.similarity.cosine(p.embedding, $embedding) - 1.0 AS cosine
+  ORDER BY cosine DESC, p.n ASC
+  WITH t, collect({cosine: cosine, n: p.n, start: p.start, end: p.end})[0] AS best
+  RETURN collect(best {.*, turn_id: t.id}) AS passages
+}
+WITH rows, expanded, keyed, citing, holder, passages,
      [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index, .conversation_id,
       .source,
       observed_at: toString(t.observed_at),
@@ -327,7 +356,7 @@ RETURN
                     speaker: x.t.speaker, session: x.t.session, index: x.t.index,
                     observed_at: toString(x.t.observed_at), cosine: x.cosine,
                     event_id: x.event_id}] AS expanded,
-  citing, keyed, turns, holder,
+  citing, keyed, turns, holder, passages,
   CASE WHEN $q.owner_scope
     THEN reduce(v = '', p IN COLLECT { MATCH (c:Conversation {owner: $q.owner}) WITH c ORDER BY c.id
                                        RETURN c.id + '=' + coalesce(c.version, '') } | v + p + ';')

@@ -8,6 +8,9 @@
 OPTIONAL MATCH (owned:Conversation {id: $conversation_id})
 WITH owned.owner AS owner
 CALL {
+  MATCH (p:Passage {conversation_id: $conversation_id}) DETACH DELETE p RETURN count(*) AS passages
+}
+CALL {
   MATCH (t:Turn {conversation_id: $conversation_id}) DETACH DELETE t RETURN count(*) AS turns
 }
 CALL {

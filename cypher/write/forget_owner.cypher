@@ -6,6 +6,9 @@
 MATCH (c:Conversation {owner: $owner})
 WITH collect(c.id) AS ids
 CALL (ids) {
+  MATCH (p:Passage) WHERE p.conversation_id IN ids DETACH DELETE p RETURN count(*) AS passages
+}
+CALL (ids) {
   MATCH (t:Turn) WHERE t.conversation_id IN ids DETACH DELETE t RETURN count(*) AS turns
 }
 CALL (ids) {

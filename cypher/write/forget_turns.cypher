@@ -13,6 +13,12 @@ CALL {
 }
 CALL {
   UNWIND $turn_ids AS turn_id
+  MATCH (:Turn {id: turn_id, conversation_id: $conversation_id})<-[:OF]-(p:Passage)
+  DETACH DELETE p
+  RETURN count(*) AS passages
+}
+CALL {
+  UNWIND $turn_ids AS turn_id
   MATCH (t:Turn {id: turn_id, conversation_id: $conversation_id})
   DETACH DELETE t
   RETURN count(*) AS turns

@@ -10,7 +10,11 @@
 // ('chat', 'document' or 'facts') are what the search filter `sources` matches; `document` is
 // a document chunk's document key (kgmem.ingest.documents), null otherwise. `language` is the
 // ISO 639-1 code of the turn's prose (kgmem.ingest.language), null when too short to tell.
-// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, language, embedding}]
+// `passages` are the turn's passages when it is longer than the embedder's window
+// (kgmem.ingest.passages; empty for a turn that is one passage): the turn's earlier passages
+// are deleted and these written, each (:Passage {id, conversation_id, n, start, end,
+// embedding})-[:OF]->(t), so a rewritten turn never keeps a stale passage.
+// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, language, embedding, passages: [{id, n, start, end, embedding}]}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
@@ -33,6 +37,19 @@ SET t.tk = row.tk + coalesce(' ' + owned.owner_tk, ''),
     t.language = row.language
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
+WITH t, row
+CALL (t) {
+  MATCH (old:Passage)-[:OF]->(t)
+  DETACH DELETE old
+}
+CALL (t, row) {
+  UNWIND coalesce(row.passages, []) AS part
+  CREATE (p:Passage {id: part.id, conversation_id: row.conversation_id, n: part.n,
+                     start: part.start, end: part.end})
+  CREATE (p)-[:OF]->(t)
+  WITH p, part
+  CALL db.create.setNodeVectorProperty(p, 'embedding', part.embedding)
+}
 WITH t, row
 MATCH (s:Session {id: row.session_id, conversation_id: row.conversation_id})
 MERGE (t)-[:IN_SESSION]->(s)

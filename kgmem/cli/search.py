@@ -40,6 +40,13 @@ def _print_hits(result: SearchResult, explain: bool) -> None:
         if result.owner is not None:
             where = hit.conversation_id + (f" · {hit.source}" if hit.source else "")
             console.print(f"    in {where}", markup=False)
+        if hit.passage is not None:
+            p = hit.passage
+            console.print(
+                f"    passage {p['n']} (characters {p['start']}..{p['end']} of {len(hit.text)}, "
+                f"cosine {p['cosine']:.3f}): {hit.text[p['start'] : p['end']][:160]!r}",
+                markup=False,
+            )
         when = hit.trace.get("event_time")
         if when:
             console.print(

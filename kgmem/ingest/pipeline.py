@@ -43,6 +43,7 @@ from kgmem.ingest.append import AppendHook, NewTurn, allocate_turns
 from kgmem.ingest.events import group_events
 from kgmem.ingest.language import count_languages, note_languages
 from kgmem.ingest.own_facts import NOT_THE_USER, own_facts
+from kgmem.ingest.passages import embed_turn_texts
 from kgmem.ingest.report import FactSources, IngestReport, Progress
 from kgmem.ingest.request_steps import RequestSteps
 from kgmem.ingest.requests import RequestPlan
@@ -121,7 +122,7 @@ class Ingestor(RequestSteps):
         todo_turns = [
             t for t in conversation.turns if stored_turns.get(t.id) != (t.text, t.role, t.request)
         ]
-        turn_vectors = self.embedder.encode([t.text for t in todo_turns])
+        turn_vectors = embed_turn_texts(self.embedder.encode, [t.text for t in todo_turns])
         lap("turns")
 
         records, entities, mentions = self._facts_of(conversation, facts)
@@ -223,7 +224,7 @@ class Ingestor(RequestSteps):
         vectors = dict(
             zip(
                 (t.text for t in turns),
-                self.embedder.encode([t.text for t in turns]),
+                embed_turn_texts(self.embedder.encode, [t.text for t in turns]),
                 strict=True,
             )
         )

@@ -64,8 +64,19 @@ def session_rows(sessions: Iterable[SessionRecord]) -> list[Row]:
     ]
 
 
-def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors) -> list[Row]:
-    """Rows of ``write/merge_turns``; ``embeddings`` has shape ``(len(turns), dim)``."""
+def _passage_rows(turn_id: str, embedded: Any) -> list[Row]:
+    """The ``passages`` of one turn row: none unless ``embedded`` is a long turn's
+    `kgmem.ingest.passages.Embedded`."""
+    return [
+        {"id": f"{turn_id}#p{n}", "n": n, "start": start, "end": end, "embedding": _vector(v)}
+        for n, (start, end, v) in enumerate(getattr(embedded, "passages", ()))
+    ]
+
+
+def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors | Sequence[Any]) -> list[Row]:
+    """Rows of ``write/merge_turns``; ``embeddings`` holds one vector ``(dim,)`` per turn, or
+    one `kgmem.ingest.passages.Embedded` (its vector, and its passages when the turn is
+    longer than the embedder's window)."""
     return [
         {
             "id": t.id,
@@ -84,7 +95,8 @@ def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors) -> list[Row]:
             "source_kind": t.source_kind,
             "document": t.document,
             "language": language_of(t.text),
-            "embedding": _vector(vector),
+            "embedding": _vector(getattr(vector, "vector", vector)),
+            "passages": _passage_rows(t.id, vector),
         }
         for t, vector in zip(turns, embeddings, strict=True)
     ]

@@ -34,6 +34,8 @@ class TurnOut(BaseModel):
         speaker, session, text: the original turn (text never rewritten).
         score: the retrieval score (search only; cosine terms in [-1, 1] plus bonuses).
         offset: steps along ``NEXT`` from the asked turn (``read_turns`` only; 0 = that turn).
+        passage: for a long turn (search only), the passage that matched best:
+            ``{"start", "end"}``, character offsets into ``text``; None for a short turn.
     """
 
     turn_id: str
@@ -46,6 +48,7 @@ class TurnOut(BaseModel):
     offset: int | None = None
     conversation_id: str | None = None
     source: str | None = None
+    passage: dict[str, int] | None = None
 
 
 class SearchOutput(BaseModel):

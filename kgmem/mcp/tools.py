@@ -364,7 +364,10 @@ def _hit(h: Any) -> TurnOut:
         "conversation_id": h.conversation_id,
         "source": h.source,
     }
-    return _turn(row, score=round(h.score, 4))
+    out = _turn(row, score=round(h.score, 4))
+    if h.passage is not None:
+        out.passage = {"start": h.passage["start"], "end": h.passage["end"]}
+    return out
 
 
 def _day(value: Any) -> str:

@@ -115,6 +115,22 @@ def candidate(row: dict[str, Any], generator: str) -> Candidate:
     )
 
 
+def with_passage(c: Candidate, best: dict[str, dict[str, Any]]) -> None:
+    """A long turn's dense score is its best passage's (`kgmem.ingest.passages`): ``c`` takes
+    that cosine when it is higher, and the passage's offsets (``n, start, end, cosine``)."""
+    row = best.get(c.turn_id)
+    if row is None:
+        return
+    cosine = float(row["cosine"])
+    c.passage = {
+        "n": int(row["n"]),
+        "start": int(row["start"]),
+        "end": int(row["end"]),
+        "cosine": round(cosine, 6),
+    }
+    c.cosine = max(c.cosine, cosine)
+
+
 def dense_turns(store: Store, params: Params, k: int) -> list[Candidate]:
     """Exact top-``k`` turns of the conversation by cosine (``read/search_turns_exact``)."""
     rows = store.read("read/search_turns_exact", k=k, **params)
@@ -414,6 +430,11 @@ def _pools(row: dict[str, Any]) -> LinkedPools:
     out.keyed = list(row["keyed"])
     out.keyed_turns = {r["turn_id"]: candidate(r, "current_value") for r in row["turns"]}
     out.citing = {r["turn_id"]: r for r in row["citing"]}
+    best = {r["turn_id"]: r for r in row.get("passages") or ()}
+    for c in [c for pool in out.seeds.values() for c in pool] + out.expanded:
+        with_passage(c, best)
+    for c in out.keyed_turns.values():
+        with_passage(c, best)
     out.context_version = row["context_version"]
     out.holder = list(row["holder"])
     return out

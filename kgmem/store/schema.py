@@ -76,6 +76,9 @@ SEARCH_INDEXES = {
         ),
         "NONE",
     ),
+    "passage_embedding": SearchIndex(
+        "schema/create_vector_passage_embedding", ("embedding", "conversation_id"), "NONE"
+    ),
     "fact_embedding": SearchIndex(
         "schema/create_vector_fact_embedding",
         ("embedding", "conversation_id", "owner", "source"),

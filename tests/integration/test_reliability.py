@@ -212,6 +212,9 @@ def test_100kb_turn_is_stored_whole_and_embedded_truncated(
         {"speaker": "Ana", "text": "   "},
         {"speaker": "Ana", "text": 42},
         {"speaker": "Ana", "text": "naive", "observed_at": datetime(2024, 1, 1)},
+        # over MAX_TURN_CHARS counting whitespace runs as one; over MAX_TURN_RAW_CHARS raw
+        {"speaker": "Ana", "text": "word " * 40_001},
+        {"speaker": "Ana", "text": "a" + " " * 1_000_000 + "b"},
     ],
 )
 def test_bad_appended_turns_are_typed_and_write_nothing(
@@ -222,6 +225,19 @@ def test_bad_appended_turns_are_typed_and_write_nothing(
         memory.add_turns(cid, [{"speaker": "Bo", "text": "fine"}, turn], observed_at=WHEN)
     assert info.value.conversation_id == cid and info.value.turn == "#1"
     assert memory.counts(cid) == dict.fromkeys(memory.counts(cid), 0)
+
+
+def test_a_padded_turn_is_kept_whole_and_found(memory: Memory) -> None:
+    """Blank padding does not count towards the limit: a turn of a few words padded with more
+    than MAX_TURN_CHARS blanks (BEAM has one) is stored exactly and searchable."""
+    cid = new_cid("padded")
+    text = "The angle bisector splits the apex angle." + " " * 250_000 + "\n\nThen label it D."
+    try:
+        memory.add_turns(cid, [{"speaker": "assistant", "text": text}], observed_at=WHEN)
+        hits = memory.search("angle bisector apex", cid, k=1).hits
+        assert hits and hits[0].text == text
+    finally:
+        forget_quietly(memory, cid)
 
 
 def test_lone_surrogate_in_appended_turn_is_typed(memory: Memory) -> None:

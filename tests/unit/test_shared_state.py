@@ -13,7 +13,7 @@ from kgmem.errors import IndexNotOnline, MalformedInput
 from kgmem.retrieve.answerable import stems
 from kgmem.retrieve.question import MAX_TERM_CHARS, question_words
 from kgmem.store.schema import wait_online
-from kgmem.turns import MAX_TURN_CHARS, make_turn
+from kgmem.turns import MAX_TURN_CHARS, MAX_TURN_RAW_CHARS, make_turn, turn_length
 
 WORDS = [
     "running",
@@ -75,6 +75,24 @@ def test_a_turn_over_the_limit_is_malformed_input_naming_it() -> None:
         file="<test>",
     )
     assert len(record.text) == MAX_TURN_CHARS
+    # whitespace runs count as one character: padding is not text
+    padded = "x " + " " * (2 * MAX_TURN_CHARS) + "y"
+    assert turn_length(padded) == 3
+    record = make_turn(
+        "c", "t2", speaker="Ana", text=padded, session=1, index=0, observed_at=when, file="<t>"
+    )
+    assert record.text == padded
+    with pytest.raises(MalformedInput, match="MAX_TURN_RAW_CHARS"):
+        make_turn(
+            "c",
+            "t3",
+            speaker="Ana",
+            text="x" + " " * MAX_TURN_RAW_CHARS + "y",
+            session=1,
+            index=0,
+            observed_at=when,
+            file="<test>",
+        )
 
 
 class Clock:
