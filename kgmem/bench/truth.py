@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy.typing as npt
 from kgmem.embed import Embedder
 from kgmem.truth.corpus import LABELS, read_corpus
 from kgmem.truth.dataset import VectorCache
+from kgmem.truth.features import HASH_WIDTH
 from kgmem.truth.train import corpus_matrices, default_cache
 from kgmem.truth.weights import CORPUS_DIR, TruthModels, shipped_models
 
@@ -95,7 +97,7 @@ def decision_latency(models: TruthModels, repeats: int = 200) -> dict[str, Any]:
     from kgmem.truth.decisions import answerability, attribution, memory_request, relation
 
     rng = np.random.default_rng(0)
-    d = models.relation.weights.shape[1] // 4
+    d = (models.relation.weights.shape[1] - 1 - HASH_WIDTH) // 4
 
     def unit(n: int) -> npt.NDArray[np.float32]:
         x = rng.normal(size=(n, d)).astype(np.float32)
@@ -104,13 +106,29 @@ def decision_latency(models: TruthModels, repeats: int = 200) -> dict[str, Any]:
 
     stored, facts, one = unit(CANDIDATES), unit(FACTS_READ), unit(2)
     speakers = ["user", "assistant"] * (FACTS_READ // 2)
-    calls = {
-        "relation_per_statement": lambda: relation(stored, one[0], models),
+    # texts of a typical length (the function-word features tokenise them)
+    said = "I'm not at the old place any more, we moved to the flat near the river in May."
+    asked = "Where does the user live now, and since when?"
+    # distinct texts on every call (digits are not tokens), so no call is served by the
+    # function-word cache: the figure is the cold cost
+    fresh = iter(range(10**9))
+
+    warm = [f"{said} warm" for _ in range(FACTS_READ)]
+
+    def texts() -> list[str]:
+        return [f"{said} {next(fresh)}" for _ in range(FACTS_READ)]
+
+    calls: dict[str, Callable[[], object]] = {
+        "relation_per_statement": lambda: relation(stored, one[0], f"{said} {next(fresh)}", models),
         "answerability_per_question": lambda: answerability(
-            one[0], facts, speakers, "user", models
+            one[0], asked, facts, texts(), speakers, "user", models
         ),
-        "request_per_turn": lambda: memory_request(one[0], one[1], models),
-        "attribution_per_clause": lambda: attribution(one[0], one[1], "user", 2, models),
+        # the same stored facts read again: their function words come from the cache
+        "answerability_per_question_warm": lambda: answerability(
+            one[0], asked, facts, warm, speakers, "user", models
+        ),
+        "request_per_turn": lambda: memory_request(one[0], said, one[1], models),
+        "attribution_per_clause": lambda: attribution(one[0], said, one[1], "user", 2, models),
     }
     out: dict[str, Any] = {"candidates": CANDIDATES, "facts_read": FACTS_READ}
     for name, call in calls.items():

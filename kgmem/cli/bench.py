@@ -506,7 +506,8 @@ def bench_truth(
     console.print(
         f"per statement ({lat['candidates']} candidates) p50 "
         f"{lat['relation_per_statement']['p50_ms']:.2f} ms; per question ({lat['facts_read']} "
-        f"facts) p50 {lat['answerability_per_question']['p50_ms']:.2f} ms"
+        f"facts) p50 {lat['answerability_per_question']['p50_ms']:.2f} ms cold, "
+        f"{lat['answerability_per_question_warm']['p50_ms']:.2f} ms warm"
     )
     for file, totals in report.get("cases", {}).items():
         console.print(f"{file}: {dump_json(totals, compact=True)}")

@@ -30,7 +30,12 @@ from pathlib import Path
 from typing import Any
 
 RELATION_LABELS = (
-    "new_value", "additional_value", "restatement", "correction", "retraction", "conflict",
+    "new_value",
+    "additional_value",
+    "restatement",
+    "correction",
+    "retraction",
+    "conflict",
     "unrelated",
 )
 REQUEST_LABELS = ("forget", "dont_keep", "forget_replace", "instruction", "preference", "none")

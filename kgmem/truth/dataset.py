@@ -97,18 +97,21 @@ def features(
         x = relation_features(
             np.stack([v(d["stored"]["text"]) for d in data]),
             np.stack([v(d["new"]["text"]) for d in data]),
+            [d["new"]["text"] for d in data],
         )
     elif decision == "request":
         last = np.stack([v(d["turns"][-1]["text"]) for d in data])
         zero = np.zeros_like(last[0])
         prev = np.stack([v(d["turns"][-2]["text"]) if len(d["turns"]) > 1 else zero for d in data])
-        x = request_features(last, prev)
+        x = request_features(last, prev, [d["turns"][-1]["text"] for d in data])
     elif decision == "answerability":
         x = answer_features(
             np.stack([v(d["question"]["text"]) for d in data]),
             np.stack([v(d["fact"]["text"]) for d in data]),
             [d["question"]["speaker"] for d in data],
             [d["fact"]["speaker"] for d in data],
+            [d["question"]["text"] for d in data],
+            [d["fact"]["text"] for d in data],
         )
     elif decision == "attribution":
         x = attribution_features(
@@ -116,6 +119,7 @@ def features(
             np.stack([v(d["turns"][-1]["text"]) for d in data]),
             [d["turns"][-1]["speaker"] for d in data],
             [len(d["turns"]) for d in data],
+            [d["clause"] for d in data],
         )
     else:
         raise ValueError(f"unknown decision {decision!r}; one of {sorted(LABELS)}")

@@ -28,8 +28,8 @@ from kgmem.truth.dataset import VectorCache, features, texts_needed
 from kgmem.truth.weights import CORPUS_DIR, WEIGHTS_DIR, LinearModel, corpus_hash, save_models
 
 SETTINGS: dict[str, dict[str, float]] = {
-    "relation": {"C": 3.0},
-    "request": {"C": 0.3},
+    "relation": {"C": 0.3},
+    "request": {"C": 1.0},
     "answerability": {"C": 1.0},
     "attribution": {"C": 3.0},
 }

@@ -21,6 +21,7 @@ from kgmem.truth.decisions import (
     memory_request,
     relation,
 )
+from kgmem.truth.features import function_words
 from kgmem.truth.train import fit_temperature
 from kgmem.truth.weights import (
     CORPUS_DIR,
@@ -103,21 +104,36 @@ def test_memory_refuses_to_start_without_weights(
 def test_decisions_give_calibrated_distributions() -> None:
     rng = np.random.default_rng(1)
     stored, new = _unit(rng, 5), _unit(rng, 1)[0]
-    rel = relation(stored, new)
-    assert len(rel) == 5 and relation(np.zeros((0, D), np.float32), new) == []
+    rel = relation(stored, new, "Not at Acme any more, I joined Globex in May.")
+    assert len(rel) == 5 and relation(np.zeros((0, D), np.float32), new, "x") == []
     for d in rel:
         assert d.label in LABELS["relation"]
         assert abs(sum(d.scores.values()) - 1) < 1e-4 and d.score == max(d.scores.values())
-    req = memory_request(_unit(rng, 1)[0])
+    req = memory_request(_unit(rng, 1)[0], "please forget my old number")
     assert req.label in LABELS["request"]
-    assert memory_request(_unit(rng, 1)[0], _unit(rng, 1)[0]).label in LABELS["request"]
-    facts = answerability(_unit(rng, 1)[0], _unit(rng, 3), ["user", "assistant", "Ana"])
+    assert memory_request(_unit(rng, 1)[0], "ok", _unit(rng, 1)[0]).label in LABELS["request"]
+    facts = answerability(
+        _unit(rng, 1)[0],
+        "What's my dog called?",
+        _unit(rng, 3),
+        ["a", "b", "c"],
+        ["user", "assistant", "Ana"],
+    )
     assert len(facts) == 3
     ok, score = answerable(facts)
     assert ok == (score > 0.5) and 0 <= score <= 1
     assert answerable([]) == (False, 0.0)
-    att = attribution(_unit(rng, 1)[0], _unit(rng, 1)[0], "assistant", 2)
+    att = attribution(_unit(rng, 1)[0], "you might like it", _unit(rng, 1)[0], "assistant", 2)
     assert att.label in LABELS["attribution"]
+
+
+def test_function_words_keep_structure_not_topic() -> None:
+    a, b, c = function_words(
+        ["Not at Acme any more.", "Not at Globex any more.", "I also joined Acme."]
+    )
+    assert np.array_equal(a, b)  # content words are placeholders
+    assert not np.array_equal(a, c)
+    assert function_words([""]).sum() == 0
 
 
 def test_temperature_fit_undoes_a_known_scale() -> None:
