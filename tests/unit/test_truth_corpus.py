@@ -98,3 +98,24 @@ def test_a_copied_case_sentence_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     with pytest.raises(CorpusError, match=r"six words|6 words"):
         read_rows(path, guard)
+
+
+def test_train_truth_names_the_bad_row(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from kgmem.cli import main
+
+    copy = tmp_path / "truth"
+    shutil.copytree(CORPUS_DIR, copy)
+    writer = read_splits(CORPUS_DIR)["train"][0]
+    path = copy / "writers" / f"{writer}.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[2])
+    del row["label"]
+    lines[2] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "weights"
+    result = CliRunner().invoke(main, ["train", "truth", "--corpus", str(copy), "--out", str(out)])
+    assert result.exit_code == 1
+    assert f"{writer}.jsonl:3" in result.output
+    assert not out.exists()  # nothing written

@@ -154,3 +154,21 @@ def test_bench_metrics() -> None:
     assert report["macro_f1"] == 1.0 and report["per_class"]["c"]["recall"] == 1.0
     lo, hi = report["macro_f1_ci95"]
     assert lo <= 1.0 <= hi + 1e-9
+
+
+def test_explain_hits_scores_every_hit() -> None:
+    from kgmem.truth.explain import explain_hits
+
+    class Encoder:  # deterministic unit vectors: explain_hits only batches and forwards them
+        def encode(self, texts: list[str]) -> np.ndarray:
+            rng = np.random.default_rng(len(texts))
+            return _unit(rng, len(texts))
+
+    hits = [
+        ("S1:1", "user", "My dog Biscuit ate my slipper."),
+        ("S1:2", "assistant", "Try a crate."),
+    ]
+    out, (ok, best) = explain_hits(Encoder(), "What's my dog called?", hits)
+    assert [h.turn_id for h in out] == ["S1:1", "S1:2"]
+    assert best == max(h.answer.scores["answers"] for h in out) and ok == (best > 0.5)
+    assert explain_hits(Encoder(), "q", []) == ([], (False, 0.0))
