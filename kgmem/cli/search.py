@@ -206,10 +206,12 @@ def search(
             between=(since, until) if since is not None or until is not None else None,
             sources=list(kinds) or None,
         )
-    if as_json:
-        click.echo(dump_json(result.model_dump(mode="json")))
-    else:
-        _print_hits(result, explain)
+        if as_json:
+            click.echo(dump_json(result.model_dump(mode="json")))
+        else:
+            _print_hits(result, explain)
+            if explain:
+                _print_decisions(memory, query, result)
 
 
 @click.command()
