@@ -37,6 +37,7 @@ from kgmem.retrieve.scope import Scope, SearchFilters
 from kgmem.retrieve.warm import warm_planner, warm_read_path
 from kgmem.store import Store
 from kgmem.store.schema import await_search_indexes
+from kgmem.truth.weights import shipped_models
 
 __all__ = ["MAX_QUERY_CHARS", "Memory"]
 
@@ -62,6 +63,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
     def from_settings(cls, settings: Settings | None = None) -> Memory:
         """A memory configured from ``KGMEM_*`` settings (read now, not at import)."""
         settings = settings or Settings()
+        shipped_models()  # before a driver exists: bad weights raise with nothing to close
         embedder = Embedder(
             settings.embedder,
             batch_size=settings.embed_batch_size,

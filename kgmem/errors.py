@@ -16,6 +16,8 @@ KgmemError
 │   ├── QueryNotFound            a named Cypher statement is not in the catalogue
 │   └── ServerError              the local Neo4j launcher failed (start/stop/status)
 ├── ModelUnavailable             the embedder or spaCy pipeline cannot be loaded
+│   ├── OnnxExportFailed         the ONNX query backend cannot be built
+│   └── TruthWeightsInvalid      the truth decisions' weights are missing, corrupt or stale
 ├── ConversationNotFound         a conversation id that holds no turns
 ├── NotSupported                 an adapter operation this build of kgmem cannot do (says why)
 ├── TurnNotFound                 turn ids a conversation never held (Memory.forget_turns)
@@ -49,6 +51,7 @@ __all__ = [
     "SchemaOutdated",
     "ServerError",
     "StoreError",
+    "TruthWeightsInvalid",
     "TurnNotFound",
 ]
 
@@ -239,6 +242,23 @@ class OnnxExportFailed(ModelUnavailable):
     model that is not Transformer + mean pooling, or the export or its session failed (the
     cause is in the message). With ``KGMEM_EMBEDDING_BACKEND=auto`` it only logs a warning and
     the torch path is used."""
+
+
+class TruthWeightsInvalid(ModelUnavailable):
+    """The shipped weights of the truth decisions (``kgmem/data/truth/``) are missing, corrupt
+    (their SHA-256 differs from the manifest's) or were trained on another corpus than the one
+    beside the package (the manifest's corpus hash differs). Raised when `kgmem.api.Memory`
+    starts; ``kgmem train truth`` rebuilds them.
+
+    Args:
+        file: the file that is missing or wrong.
+        reason: what is wrong with it.
+    """
+
+    def __init__(self, file: str, reason: str) -> None:
+        self.file = file
+        self.reason = reason
+        super().__init__(f"truth weights {file}: {reason}; rebuild them with `kgmem train truth`")
 
 
 class ConversationNotFound(KgmemError):

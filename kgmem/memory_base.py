@@ -20,6 +20,7 @@ from kgmem.roles import check_roles
 from kgmem.store import Store
 from kgmem.store.schema import apply_schema, rebuild_search_indexes, restore_key_case
 from kgmem.store.tenant import owner_token
+from kgmem.truth.weights import shipped_models
 
 __all__ = ["MemoryBase"]
 
@@ -31,6 +32,9 @@ class MemoryBase:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        # the truth decisions' weights are checked at start, so a missing or stale file fails
+        # here, naming it, rather than at the first write or question that needs a decision
+        self.truth = shipped_models()
         self._schema_ready = False
         self._indexes_online = False
         self._extractor: Any = None

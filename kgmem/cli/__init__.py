@@ -19,6 +19,7 @@ from kgmem.cli.ingest import ingest
 from kgmem.cli.neo4j import neo4j
 from kgmem.cli.search import chain, current, explain, history, profile, search
 from kgmem.cli.surfaces import ask, mcp
+from kgmem.cli.train import train
 from kgmem.config import Settings
 from kgmem.errors import KgmemError
 
@@ -67,5 +68,6 @@ for command in (
     requests,
     mcp,
     ask,
+    train,
 ):
     main.add_command(command)

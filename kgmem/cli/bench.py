@@ -726,3 +726,63 @@ def bench_latency(
         except KgmemError as exc:
             raise click.ClickException(str(exc)) from exc
     click.echo(dump_json(report))
+
+
+@bench.command("truth")
+@click.option(
+    "--cases",
+    "case_files",
+    type=_FILE,
+    multiple=True,
+    help="Cases files (schema cases/1) to run through Memory after the split figures.",
+)
+@_report_options
+@click.pass_context
+def bench_truth(
+    ctx: click.Context, case_files: tuple[Path, ...], json_path: Path | None, quiet: bool
+) -> None:
+    """The truth decisions on the corpus's frozen test split (dev beside): per-class precision
+    and recall, macro-F1 with a 95 % bootstrap interval, ECE; then each --cases FILE through
+    the public API, as `kgmem bench cases` runs it."""
+    from kgmem.bench.truth import run_truth_bench
+    from kgmem.errors import MalformedInput
+    from kgmem.truth.corpus import CorpusError
+
+    try:
+        report = run_truth_bench()
+    except CorpusError as exc:
+        raise MalformedInput(str(exc)) from None
+    if case_files:
+        from kgmem.bench.cases import load_cases, run_cases
+
+        report["cases"] = {}
+        with memory_from(ctx) as memory:
+            memory.apply_schema()
+            for file in case_files:
+                result = run_cases(memory, load_cases(file))
+                report["cases"][file.name] = result.get("totals", result)
+    if json_path is not None and str(json_path) == "-":
+        click.echo(dump_json(report))
+        return
+    if json_path is not None:
+        json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
+    table = Table("decision", "test macro-F1 [95% CI]", "dev macro-F1 [95% CI]", "gap", "test ECE")
+    for name, data in report["decisions"].items():
+        t, d = data["test"], data["dev"]
+        table.add_row(
+            name,
+            f"{t['macro_f1']:.3f} [{t['macro_f1_ci95'][0]:.3f}, {t['macro_f1_ci95'][1]:.3f}]",
+            f"{d['macro_f1']:.3f} [{d['macro_f1_ci95'][0]:.3f}, {d['macro_f1_ci95'][1]:.3f}]",
+            f"{data['gap_points']:+.1f}",
+            f"{t['ece']:.3f}",
+        )
+    console.print(table)
+    lat = report["latency"]
+    console.print(
+        f"per statement ({lat['candidates']} candidates) p50 "
+        f"{lat['relation_per_statement']['p50_ms']:.2f} ms; per question ({lat['facts_read']} "
+        f"facts) p50 {lat['answerability_per_question']['p50_ms']:.2f} ms cold, "
+        f"{lat['answerability_per_question_warm']['p50_ms']:.2f} ms warm"
+    )
+    for file, totals in report.get("cases", {}).items():
+        console.print(f"{file}: {dump_json(totals, compact=True)}")

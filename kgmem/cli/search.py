@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -12,6 +12,9 @@ from kgmem.cli._common import console, dump_json, memory_from, settings_from
 from kgmem.models import SOURCE_KINDS, Hit
 from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
 from kgmem.retrieve.retriever import SearchResult
+
+if TYPE_CHECKING:
+    from kgmem.api import Memory
 
 ENGINES = click.Choice(["linked", "cosine"])
 SOURCES = click.Choice(["annotation", "extracted", "both"])
@@ -221,10 +224,12 @@ def search(
             between=(since, until) if since is not None or until is not None else None,
             sources=list(kinds) or None,
         )
-    if as_json:
-        click.echo(dump_json(result.model_dump(mode="json")))
-    else:
-        _print_hits(result, explain)
+        if as_json:
+            click.echo(dump_json(result.model_dump(mode="json")))
+        else:
+            _print_hits(result, explain)
+            if explain:
+                _print_decisions(memory, query, result)
 
 
 @click.command()
@@ -309,10 +314,27 @@ def explain(
         if as_cypher:
             click.echo(memory.evidence_cypher(result))
             return
-    if as_json:
-        click.echo(dump_json(result.model_dump(mode="json")))
-    else:
-        _print_hits(result, explain=True)
+        if as_json:
+            click.echo(dump_json(result.model_dump(mode="json")))
+        else:
+            _print_hits(result, explain=True)
+            _print_decisions(memory, question, result)
+
+
+def _print_decisions(memory: Memory, question: str, result: SearchResult) -> None:
+    """The trained truth decisions on the hits, each with its calibrated score (diagnostic:
+    the ranking and the answer above do not use them yet)."""
+    from kgmem.truth.explain import explain_hits
+
+    hits = [(h.turn_id, h.speaker, h.text) for h in result.hits]
+    decisions, (ok, best) = explain_hits(memory.embedder, question, hits)
+    console.print(f"trained decisions: answerable={ok} (best answers score {best:.2f})")
+    for item in decisions:
+        console.print(
+            f"  {item.turn_id}: answerability {item.answer.label} {item.answer.score:.2f}"
+            f" · attribution {item.attribution.label} {item.attribution.score:.2f}",
+            markup=False,
+        )
 
 
 def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:

@@ -50,11 +50,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
     (
         "ingest",
-        ("kgmem.ingest",),
+        ("kgmem.ingest", "kgmem.truth"),
         "The write path: loaders (LoCoMo, the generic chat format, numbered fact lists) turn "
         "files into conversation records, and documents (Markdown, plain text) into chunks; extractors (spaCy clauses, lexicon statements) build "
         "facts citing their turns; entities, dates, supersession keys and events; the writer "
-        "and the pipeline that batches it all into idempotent MERGE writes.",
+        "and the pipeline that batches it all into idempotent MERGE writes. Beside it, the "
+        "truth decisions learned from the labelled corpus (`truth`: features, shipped weights, "
+        "training), pure numpy, for both paths to consume.",
     ),
     (
         "retrieve",

@@ -20,6 +20,7 @@ This module depends on the standard library only, so a writer can run it with an
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -29,7 +30,12 @@ from pathlib import Path
 from typing import Any
 
 RELATION_LABELS = (
-    "new_value", "additional_value", "restatement", "correction", "retraction", "conflict",
+    "new_value",
+    "additional_value",
+    "restatement",
+    "correction",
+    "retraction",
+    "conflict",
     "unrelated",
 )
 REQUEST_LABELS = ("forget", "dont_keep", "forget_replace", "instruction", "preference", "none")
@@ -211,6 +217,50 @@ def summary(rows: list[Row]) -> dict[str, dict[str, int]]:
     for row in rows:
         counts[row.decision][row.label] += 1
     return {d: {label: counts[d][label] for label in LABELS[d]} for d in LABELS}
+
+
+def read_splits(corpus_dir: Path) -> dict[str, list[str]]:
+    """``splits.json`` of ``corpus_dir``: split name -> writers, with the frozen test files
+    checked against their recorded SHA-256.
+
+    Raises:
+        CorpusError: the file is unreadable, a writer is in two splits, or a test file's hash
+            differs (names the file).
+    """
+    path = corpus_dir / "splits.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        splits = {name: list(doc[name]) for name in ("train", "dev", "test")}
+        frozen = dict(doc["test_sha256"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CorpusError(f"{path}: unreadable ({exc})") from None
+    writers = [w for names in splits.values() for w in names]
+    if len(writers) != len(set(writers)):
+        raise CorpusError(f"{path}: a writer is in two splits")
+    for writer in splits["test"]:
+        test_file = corpus_dir / "writers" / f"{writer}.jsonl"
+        digest = hashlib.sha256(test_file.read_bytes()).hexdigest()
+        if digest != frozen.get(writer):
+            raise CorpusError(f"{test_file}: SHA-256 differs from the frozen test split's")
+    return splits
+
+
+def read_corpus(corpus_dir: Path) -> dict[str, list[Row]]:
+    """Every row of the corpus, validated (with the overlap guard), by split.
+
+    Raises:
+        CorpusError: as `read_rows` (the first bad row, by file and line) and `read_splits`.
+    """
+    splits = read_splits(corpus_dir)
+    guard = _default_guard()
+    return {
+        name: [
+            row
+            for writer in writers
+            for row in read_rows(corpus_dir / "writers" / f"{writer}.jsonl", guard)
+        ]
+        for name, writers in splits.items()
+    }
 
 
 def _default_guard() -> set[tuple[str, ...]]:

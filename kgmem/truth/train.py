@@ -1,0 +1,132 @@
+"""``kgmem train truth``: fit the four decisions' models on the corpus's train split,
+calibrate them on its dev split, and write the weights into the package.
+
+Fitting uses scikit-learn (the optional extra ``kgmem[train]``); the product only reads the
+exported arrays (`kgmem.truth.weights`). Deterministic: the corpus order is fixed, L-BFGS has no
+randomness, the temperature is a grid search, and the npz has no timestamps. The test split is
+never read here beyond its frozen-hash check.
+
+Model: multinomial logistic regression on `kgmem.truth.features` (L2, ``C`` per decision in
+`SETTINGS`, chosen on the dev split among 0.3 / 1 / 3; inverse class frequency weights so the
+small classes count). Calibration: one temperature per decision minimising the dev split's
+negative log-likelihood (Guo et al. 2017, "On Calibration of Modern Neural Networks").
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kgmem.embed import Embedder
+from kgmem.errors import ModelUnavailable
+from kgmem.truth.corpus import LABELS, Row, read_corpus
+from kgmem.truth.dataset import VectorCache, features, texts_needed
+from kgmem.truth.weights import CORPUS_DIR, WEIGHTS_DIR, LinearModel, corpus_hash, save_models
+
+SETTINGS: dict[str, dict[str, float]] = {
+    "relation": {"C": 0.3},
+    "request": {"C": 1.0},
+    "answerability": {"C": 1.0},
+    "attribution": {"C": 3.0},
+}
+"""L2 strength per decision (scikit-learn's ``C``), each the best dev macro-F1 of 0.3 / 1 / 3."""
+
+TEMPERATURES = np.exp(np.linspace(np.log(0.02), np.log(8.0), 241))
+"""Grid of calibration temperatures (0.02-8, log-spaced)."""
+
+
+def fit_temperature(logits: npt.NDArray[np.float64], gold: npt.NDArray[np.int64]) -> float:
+    """The temperature of `TEMPERATURES` with the least negative log-likelihood of ``gold``."""
+    best, best_nll = 1.0, np.inf
+    for t in TEMPERATURES:
+        z = logits / t
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        nll = -float(logp[np.arange(len(gold)), gold].mean())
+        if nll < best_nll - 1e-12:
+            best, best_nll = float(t), nll
+    return best
+
+
+def fit_decision(
+    decision: str, train: tuple[Any, list[str]], dev: tuple[Any, list[str]]
+) -> tuple[LinearModel, dict[str, Any]]:
+    """Fit one decision's model on ``train`` and its temperature on ``dev`` (features, labels)."""
+    try:
+        from sklearn.linear_model import LogisticRegression
+    except ImportError as exc:  # pragma: no cover - the [train] extra
+        raise ModelUnavailable("training needs scikit-learn: pip install 'kgmem[train]'") from exc
+    labels = LABELS[decision]
+    x, y = train
+    model = LogisticRegression(
+        C=SETTINGS[decision]["C"], max_iter=5000, class_weight="balanced", tol=1e-6
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(x, [labels.index(label) for label in y])
+    order = [list(model.classes_).index(i) for i in range(len(labels))]
+    weights = model.coef_[order].astype(np.float32)
+    bias = model.intercept_[order].astype(np.float32)
+    dx, dy = dev
+    logits = dx.astype(np.float64) @ weights.T.astype(np.float64) + bias
+    gold = np.array([labels.index(label) for label in dy])
+    temperature = fit_temperature(logits, gold)
+    info = {"C": SETTINGS[decision]["C"], "train_rows": len(y), "dev_rows": len(dy)}
+    return LinearModel(labels, weights, bias, temperature), info
+
+
+def default_cache() -> Path:
+    """Where the corpus's vectors are cached between runs (the user cache directory)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("kgmem", appauthor=False)) / "truth-vectors.npz"
+
+
+def corpus_matrices(
+    rows: dict[str, list[Row]], cache: VectorCache
+) -> dict[str, dict[str, tuple[Any, list[str]]]]:
+    """Features and labels per split and decision."""
+    vectors = cache.vectors(texts_needed([r for split in rows.values() for r in split]))
+    return {
+        split: {d: features(d, [r for r in part if r.decision == d], vectors) for d in LABELS}
+        for split, part in rows.items()
+    }
+
+
+def train(
+    corpus_dir: Path = CORPUS_DIR,
+    out_dir: Path = WEIGHTS_DIR,
+    cache_path: Path | None = None,
+    embedder: Embedder | None = None,
+) -> dict[str, Any]:
+    """Validate the corpus, fit the four models, write them; returns the manifest written.
+
+    Raises:
+        CorpusError: the first bad row (file and line), or a test file whose hash changed.
+        ModelUnavailable: scikit-learn or the embedder is missing.
+    """
+    rows = read_corpus(corpus_dir)
+    embedder = embedder or Embedder()
+    cache = VectorCache(embedder, cache_path if cache_path is not None else default_cache())
+    mats = corpus_matrices({s: rows[s] for s in ("train", "dev")}, cache)
+    models: dict[str, LinearModel] = {}
+    infos: dict[str, Any] = {}
+    for decision in LABELS:
+        models[decision], infos[decision] = fit_decision(
+            decision, mats["train"][decision], mats["dev"][decision]
+        )
+    extra = {
+        "corpus_sha256": corpus_hash(corpus_dir),
+        "embedder": embedder.name,
+        "model": "multinomial logistic regression, temperature-calibrated on dev",
+        "decisions": infos,
+    }
+    save_models(models, extra, out_dir)
+    import json
+
+    manifest: dict[str, Any] = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
+    return manifest
