@@ -16,6 +16,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgmem.api import Memory
 from kgmem.errors import (
@@ -206,6 +207,13 @@ def build_app(
             for e in errors[:5]
         )
         return _error(422, "MalformedInput", message or "malformed request", argument=field)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # a body that is not JSON: malformed input like any other
+            return _error(422, "MalformedInput", str(exc.detail), argument="body")
+        kinds = {404: "NotFound", 405: "MethodNotAllowed"}
+        return _error(exc.status_code, kinds.get(exc.status_code, "HTTPError"), str(exc.detail))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
