@@ -14,7 +14,6 @@ import pytest
 from kgmem.api import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound
-
 from tests.integration.http_server import Served, spawn
 
 TURNS = [
