@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kgmem.api import MAX_QUERY_CHARS
 from kgmem.errors import ConversationNotFound, InvalidCursor, MalformedInput, OwnerNotFound
 from kgmem.ids import check_id
 from kgmem.models import Hit
@@ -323,8 +324,13 @@ def steered_search(
         check_id(conversation_id, argument="conversation_id")
     if owner is not None:
         check_id(owner, argument="owner", owner=True)
-    if not isinstance(query, str):
-        raise MalformedInput("query must be a string", argument="query")
+    if not isinstance(query, str) or len(query) > MAX_QUERY_CHARS:
+        size = f"{len(query):,} characters" if isinstance(query, str) else "not a string"
+        raise MalformedInput(
+            f"the search query is {size}; a query is a string of at most "
+            f"{MAX_QUERY_CHARS:,} characters (kgmem.api.MAX_QUERY_CHARS)",
+            argument="query",
+        )
     cids = (
         [conversation_id]
         if conversation_id is not None

@@ -34,6 +34,9 @@ class TurnOut(BaseModel):
         speaker, session, text: the original turn (text never rewritten).
         score: the retrieval score (search only; cosine terms in [-1, 1] plus bonuses).
         offset: steps along ``NEXT`` from the asked turn (``read_turns`` only; 0 = that turn).
+        why: one line saying why a search hit is here (search only).
+        event_date: the day the turn's text dates what it tells (``YYYY-MM-DD``: "yesterday"
+            said on 8 May is 7 May), when it names one (search only).
     """
 
     turn_id: str
@@ -46,6 +49,8 @@ class TurnOut(BaseModel):
     offset: int | None = None
     conversation_id: str | None = None
     source: str | None = None
+    why: str | None = None
+    event_date: str | None = None
 
 
 class SearchOutput(BaseModel):
@@ -59,6 +64,12 @@ class SearchOutput(BaseModel):
             (`kgmem.retrieve.retriever.SearchResult.answer`: subject, attribute, value,
             value_type, valid_from/valid_to, the cited turn_id, why it won); read it first and
             cite its turn.
+        next_cursor: pass it as ``cursor`` (same query and filters) for the next page; None
+            when there is none.
+        unknown_names: names given (``speaker``) that name nothing in memory; the speakers
+            memory holds are then in ``speakers``.
+        omitted: hits left out by ``max_tokens`` (they open the next page).
+        notes: what else to know (an unknown name, a trimmed page).
     """
 
     conversation_id: str
@@ -68,6 +79,11 @@ class SearchOutput(BaseModel):
     answerable: bool = True
     unsupported: list[str] = Field(default_factory=list)
     answer: dict[str, Any] | None = None
+    next_cursor: str | None = None
+    unknown_names: list[str] = Field(default_factory=list)
+    speakers: list[str] = Field(default_factory=list)
+    omitted: int = 0
+    notes: list[str] = Field(default_factory=list)
     note: str = CITE
 
 

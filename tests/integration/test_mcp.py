@@ -55,13 +55,20 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
         assert set(tools["forget_turns"].input_schema["properties"]) == {"turn_ids"}
         assert set(tools["forget_about"].input_schema["properties"]) == {"description"}
     assert set(tools) == expected
-    # at most these optional parameters (agents do worse with wide search schemas)
+    # one required parameter, and these optional ones, each documented with its range
+    # (agents do worse with wide search schemas: nothing beyond these)
     assert set(tools["search_memory"].input_schema["properties"]) == {
         "query",
+        "k",
+        "cursor",
+        "exact",
         "speaker",
         "since",
         "until",
+        "session",
+        "max_tokens",
     }
+    assert "1-50" in (tools["search_memory"].description or "")
     assert tools["search_memory"].input_schema["required"] == ["query"]
     assert set(tools["timeline"].input_schema.get("properties", {})) == set()
     assert set(tools["read_turns"].input_schema["properties"]) == {"turn_id", "window"}
@@ -444,3 +451,55 @@ def test_a_server_needs_a_scope(memory: Memory) -> None:
         build_server(memory)
     with pytest.raises(MalformedInput):
         build_server(memory, owner="")
+
+
+def test_search_memory_pages_exact_and_folded_speaker(memory: Memory) -> None:
+    """An agent pages with the cursor (no turn twice), asks for an exact identifier, names a
+    speaker in another case and accents, and is told when a name is unknown or a cursor
+    belongs to another search."""
+    fresh = f"it-mcp-steer-{uuid.uuid4().hex[:8]}"
+    turns = [{"speaker": "Zoë", "text": f"Reminder {i}: water the basil plants."} for i in range(7)]
+    turns.append({"speaker": "Bo", "text": "The failing job prints ERR-CONN-2291 at startup."})
+    memory.add_turns(fresh, turns)
+    server = build_server(memory, fresh)
+
+    async def main() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with Client(server) as client:
+            call = client.call_tool
+            first = await call("search_memory", {"query": "basil", "k": 4})
+            out["first"] = first.structured_content
+            out["second"] = (
+                await call(
+                    "search_memory",
+                    {"query": "basil", "k": 4, "cursor": out["first"]["next_cursor"]},
+                )
+            ).structured_content
+            out["mismatch"] = await call(
+                "search_memory", {"query": "other", "cursor": out["first"]["next_cursor"]}
+            )
+            out["exact"] = (
+                await call("search_memory", {"query": "job error", "exact": "err-conn-2291"})
+            ).structured_content
+            out["folded"] = (
+                await call("search_memory", {"query": "basil", "speaker": "ZOE", "k": 2})
+            ).structured_content
+            out["unknown"] = (
+                await call("search_memory", {"query": "basil", "speaker": "Nadia"})
+            ).structured_content
+            out["k0"] = await call("search_memory", {"query": "basil", "k": 0})
+        return out
+
+    try:
+        out = anyio.run(main)
+        ids = [h["turn_id"] for h in out["first"]["hits"] + out["second"]["hits"]]
+        assert len(ids) == len(set(ids)) == 8  # two pages of 4, no turn twice
+        assert out["mismatch"].is_error and "another search" in out["mismatch"].content[0].text
+        assert [h["text"] for h in out["exact"]["hits"]] == [turns[-1]["text"]]
+        assert {h["speaker"] for h in out["folded"]["hits"]} == {"Zoë"}
+        assert all(h["why"] for h in out["folded"]["hits"])
+        assert out["unknown"]["unknown_names"] == ["Nadia"] and out["unknown"]["hits"] == []
+        assert set(out["unknown"]["speakers"]) == {"Zoë", "Bo"}
+        assert out["k0"].is_error
+    finally:
+        memory.forget(fresh)
