@@ -268,6 +268,8 @@ class CursorCodec:
             body, sig = _unb64(body_text), _unb64(sig_text)
         except (ValueError, TypeError):
             raise forged from None
+        if _b64(body) != body_text or _b64(sig) != sig_text:  # one spelling per cursor
+            raise forged
         good = hmac.new(self._secret, body, hashlib.sha256).digest()[:16]
         if not hmac.compare_digest(sig, good):
             raise forged
