@@ -154,3 +154,15 @@ def test_bad_ids_are_malformed_before_any_access_decision() -> None:
     with pytest.raises(MalformedInput) as info:
         g.scope("a:b", None)
     assert info.value.argument == "conversation_id"
+
+
+def test_agent_session_third_call_from_the_question_text_only() -> None:
+    from kgmem.bench.interface import third_call
+
+    speakers = ["Caroline", "Melanie"]
+    assert third_call('What is "Becoming Nicole" about?', speakers) == {"exact": "Becoming Nicole"}
+    assert third_call("What did Caroline see in New York City?", speakers) == {
+        "exact": "New York City"
+    }
+    assert third_call("What did Melanie paint recently?", speakers) == {"speaker": "Melanie"}
+    assert third_call("When did she go there?", speakers) is None
