@@ -23,6 +23,9 @@ memory-tool study (cited in the kgmem issue that specified this server):
 - ``forget_turns(turn_ids)`` and ``forget_about(description)``: turn-level forgetting,
   registered only when the `Memory` has ``forget_turns``.
 
+Resources ``kgmem://timeline`` and ``kgmem://profile/{entity}`` and the prompt
+``with_memory(task)`` serve clients that show them (`kgmem.mcp.resources`).
+
 Every turn comes back with its id and its date so that the agent can cite it.
 Transports: stdio (default) or streamable HTTP (``--http --port``). Over HTTP a bearer token
 (``KGMEM_MCP_TOKEN``) is required whenever the bind address is not loopback (the server refuses
@@ -57,6 +60,7 @@ from kgmem.mcp.models import (
     TurnOut,
     TurnsOutput,
 )
+from kgmem.mcp.resources import register as register_resources
 from kgmem.mcp.tools import MAX_WINDOW, AwaitableMemory, Tools, default_thread
 from kgmem.store import Store
 
@@ -195,6 +199,7 @@ def build_server(
         registered += [tools.forget_turns, tools.forget_about]
     for tool in registered:
         server.add_tool(tool)
+    register_resources(server, tools)
     return server
 
 

@@ -8,6 +8,7 @@ without the bearer token (``KGMEM_MCP_TOKEN``).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -235,6 +236,10 @@ def test_stdio_server_spawned_by_sdk_client(
 
     async def main() -> Any:
         async with Client(params, read_timeout_seconds=120) as client:
+            resources = await client.list_resources()
+            assert "kgmem://timeline" in {str(r.uri) for r in resources.resources}
+            prompts = await client.list_prompts()
+            assert [p.name for p in prompts.prompts] == ["with_memory"]
             return await client.call_tool("search_memory", {"query": "Who ran the half marathon?"})
 
     result = anyio.run(main)
@@ -283,6 +288,8 @@ def test_streamable_http_transport(settings: Settings, conversation: str) -> Non
 
         async def main() -> Any:
             async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+                timeline = await client.read_resource("kgmem://timeline")
+                assert conversation in timeline.contents[0].text  # type: ignore[union-attr]
                 return await client.call_tool(
                     "read_turns", {"turn_id": f"{conversation}:S2:1", "window": 0}
                 )
@@ -503,3 +510,31 @@ def test_search_memory_pages_exact_and_folded_speaker(memory: Memory) -> None:
         assert out["k0"].is_error
     finally:
         memory.forget(fresh)
+
+
+def test_resources_and_prompt(memory: Memory, conversation: str) -> None:
+    """The timeline and an entity's profile as resources; the with_memory prompt puts the
+    current values and the turns that bear on the task, with their ids, before the task."""
+    server = build_server(memory, conversation)
+
+    async def main() -> dict[str, Any]:
+        async with Client(server) as client:
+            templates = await client.list_resource_templates()
+            timeline = await client.read_resource("kgmem://timeline")
+            profile = await client.read_resource("kgmem://profile/Ana")
+            prompt = await client.get_prompt("with_memory", {"task": "Plan Ana's next move"})
+            return {
+                "templates": [t.uri_template for t in templates.resource_templates],
+                "timeline": json.loads(timeline.contents[0].text),  # type: ignore[union-attr]
+                "profile": json.loads(profile.contents[0].text),  # type: ignore[union-attr]
+                "prompt": prompt.messages[0].content.text,  # type: ignore[union-attr]
+            }
+
+    out = anyio.run(main)
+    assert out["templates"] == ["kgmem://profile/{entity}"]
+    assert out["timeline"]["entries"] and out["timeline"]["conversation_id"] == conversation
+    expected = memory.profile(conversation, "Ana")
+    assert out["profile"]["found"] is bool(expected)
+    text = out["prompt"]
+    assert text.rstrip().endswith("Task: Plan Ana's next move")
+    assert f"[{conversation}:" in text  # the turns come with their ids, to cite
