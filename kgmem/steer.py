@@ -338,7 +338,13 @@ def steered_search(
         if conversation_id is not None
         else (memory.owner_conversations(owner) if owner is not None else [])
     )
-    state = memory.store.read("read/scope_state", conversation_ids=cids) if cids else []
+    state = (
+        memory.store.read(
+            "read/scope_state", conversation_ids=cids, with_speakers=options.speaker is not None
+        )
+        if cids
+        else []
+    )
     if not any(r["version"] is not None or r["speakers"] for r in state):
         # nothing to search: the same error as the engine's, before a cursor or name is read
         if conversation_id is not None:
