@@ -4,17 +4,12 @@ answer is the same 404 whether that data exists or not."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kgmem.api import Memory
-from kgmem.config import Settings
-from kgmem.errors import ConversationNotFound
-from tests.integration.http_server import Served, spawn
+from tests.integration.http_server import Served
 
 TURNS = [
     {"speaker": "Ana", "text": "I moved to Lisbon last week, near the river."},
@@ -25,29 +20,16 @@ TURNS = [
 
 
 @pytest.fixture(scope="module")
-def served(
-    settings: Settings, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Served]:
-    gen = spawn(settings, tmp_path_factory.mktemp("serve"))
-    server = next(gen)
-    try:
-        for name in ("a", "b", "c"):
-            with server.client(name) as http:
-                reply = http.post(
-                    "/turns",
-                    json={"conversation_id": server.conversations[name], "turns": TURNS},
-                )
-                assert reply.status_code == 200, reply.text
-        yield server
-    finally:
-        with contextlib.suppress(StopIteration):
-            next(gen)
-        for owner in server.owners.values():
-            with contextlib.suppress(ConversationNotFound):
-                memory.forget_owner(owner)
-        for cid in (server.conversations["c"], server.conversations["c2"]):
-            with contextlib.suppress(ConversationNotFound):
-                memory.forget(cid)
+def served(http_served: Served) -> Served:
+    """The shared ``kgmem serve`` (conftest ``http_served``) with the tenants' turns written
+    through it, one conversation per token."""
+    for name in ("a", "b", "c"):
+        with http_served.client(name) as http:
+            reply = http.post(
+                "/turns", json={"conversation_id": http_served.conversations[name], "turns": TURNS}
+            )
+            assert reply.status_code == 200, reply.text
+    return http_served
 
 
 def _requests(served: Served, target: str, *, owner: str | None = None) -> dict[str, Any]:

@@ -1,16 +1,14 @@
 """The HTTP API under a property-based fuzzer driven by its own OpenAPI document
 (schemathesis): no generated request may get a 500, and every error is a typed `ErrorOut`.
 
-A bounded budget per operation (``KGMEM_FUZZ_EXAMPLES``, default 10) keeps CI short; set it
+A bounded budget per operation (``KGMEM_FUZZ_EXAMPLES``, default 8) keeps CI short; set it
 higher for a long run (docs/http.md gives the figures of one). The requests carry an owner's
 token, so generated writes land in that owner's conversations, forgotten afterwards.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,28 +16,16 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
-from kgmem.api import Memory
-from kgmem.config import Settings
-from kgmem.errors import ConversationNotFound
-from tests.integration.http_server import Served, spawn
+from tests.integration.http_server import Served
 
-EXAMPLES = int(os.environ.get("KGMEM_FUZZ_EXAMPLES", "10"))
+EXAMPLES = int(os.environ.get("KGMEM_FUZZ_EXAMPLES", "8"))
 
 
 @pytest.fixture(scope="module")
-def fuzz_server(
-    settings: Settings, memory: Memory, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Served]:
-    gen = spawn(settings, tmp_path_factory.mktemp("fuzz"))
-    server = next(gen)
-    try:
-        yield server
-    finally:
-        with contextlib.suppress(StopIteration):
-            next(gen)
-        for owner in server.owners.values():
-            with contextlib.suppress(ConversationNotFound):
-                memory.forget_owner(owner)
+def fuzz_server(http_served: Served) -> Served:
+    """The shared ``kgmem serve`` (conftest ``http_served``; its owners' conversations are
+    forgotten at the end of the session)."""
+    return http_served
 
 
 @pytest.fixture(scope="module")
