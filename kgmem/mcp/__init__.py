@@ -9,9 +9,9 @@ Tools with few parameters each. Few, small tools on purpose: on LoCoMo, going fr
 a one-parameter search tool to a nine-parameter one cost an agent 0.09 F1 in a published
 memory-tool study (cited in the kgmem issue that specified this server):
 
-- ``search_memory(query, speaker?, since?, until?)``: the turns that bear on ``query``, best
-  first, optionally only one speaker's or only those said in a date range (filters inside the
-  index, `kgmem.api.Memory.search`);
+- ``search_memory(query, k?, cursor?, exact?, speaker?, since?, until?, session?,
+  max_tokens?)``: the turns that bear on ``query``, best first, one page at a time, each with
+  why it matched (`kgmem.steer`: pages, exact phrases, names in any case, a token budget);
 - ``timeline()``: sessions and documents with their dates and turn counts (the agent's map);
 - ``read_turns(turn_id, window)``: a turn with its neighbours along ``NEXT`` (context);
 - ``current_value(entity, relation)``: the latest value of a single-valued relation
