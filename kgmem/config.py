@@ -180,6 +180,14 @@ class Settings(BaseSettings):
     mcp_token: SecretStr | None = None
     """Bearer token of `kgmem mcp --http`; required when the bind address is not loopback."""
 
+    # --- HTTP API (`kgmem serve`) -------------------------------------------------------------
+    http_tokens_file: Path | None = None
+    """JSON token file of `kgmem serve`: SHA-256 of a token → ``{"owner": id}`` or
+    ``{"conversations": [ids]}`` (`kgmem token` makes entries); required off loopback."""
+    cursor_secret: SecretStr | None = None
+    """Key that signs search cursors (`kgmem.steer`); unset: a random key per process, so
+    cursors do not survive a restart or cross replicas."""
+
     def __init__(self, **values: Any) -> None:
         """Read the settings; a value that does not parse or is out of range raises
         `ConfigError` naming its ``KGMEM_*`` variable and what it allows.

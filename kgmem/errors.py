@@ -5,7 +5,8 @@ KgmemError
 ├── ConfigError                  a setting is missing or invalid
 ├── InputError                   bad input data; names file / conversation / turn / line
 │   ├── MalformedInput           unparseable JSON, wrong types, missing fields
-│   │   └── DocumentRejected     a document too large, binary, unreadable or undecodable
+│   │   ├── DocumentRejected     a document too large, binary, unreadable or undecodable
+│   │   └── InvalidCursor        a search cursor that is forged, stale or for another search
 │   └── DateParseError           a session or fact date that cannot be parsed
 ├── StoreError                   anything between kgmem and Neo4j
 │   ├── Neo4jUnavailable         no server at the URI (says how to start one)
@@ -38,6 +39,7 @@ __all__ = [
     "DocumentRejected",
     "IndexNotOnline",
     "InputError",
+    "InvalidCursor",
     "KgmemError",
     "MalformedInput",
     "ModelUnavailable",
@@ -121,6 +123,20 @@ class DocumentRejected(MalformedInput):
     def __init__(self, message: str, *, kind: str, file: str | None = None) -> None:
         self.kind = kind
         super().__init__(message, file=file)
+
+
+class InvalidCursor(MalformedInput):
+    """A search cursor (`kgmem.steer`) that cannot continue a search.
+
+    Args:
+        message: what is wrong and what to do.
+        reason: ``forged`` (not issued by this service, or altered), ``mismatched`` (issued for
+            another query, filters or scope) or ``stale`` (memory changed since it was issued).
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        self.kind = reason
+        super().__init__(message, argument="cursor")
 
 
 class DateParseError(InputError):

@@ -18,7 +18,7 @@ from kgmem.cli.bench import bench
 from kgmem.cli.ingest import ingest
 from kgmem.cli.neo4j import neo4j
 from kgmem.cli.search import chain, current, explain, history, profile, search
-from kgmem.cli.surfaces import ask, mcp
+from kgmem.cli.surfaces import ask, mcp, serve, token
 from kgmem.cli.train import train
 from kgmem.config import Settings
 from kgmem.errors import KgmemError
@@ -67,6 +67,8 @@ for command in (
     conversations,
     requests,
     mcp,
+    serve,
+    token,
     ask,
     train,
 ):

@@ -641,6 +641,43 @@ def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: b
         ctx.exit(1)
 
 
+@bench.command("agent-session")
+@click.argument("file", type=_FILE)
+@click.option("--conversation", "conversations", multiple=True, help="Only these sample ids.")
+@click.pass_context
+def bench_agent_session(ctx: click.Context, file: Path, conversations: tuple[str, ...]) -> None:
+    """A scripted three-call agent session (question; next page; exact name or speaker) against
+    one call with k=30: union recall of gold turns per LoCoMo category; prints JSON
+    (kgmem.bench.interface). Ingests the conversations if they are not stored."""
+    from kgmem.bench.interface import agent_session
+
+    with memory_from(ctx) as memory:
+        report = agent_session(memory, file, list(conversations) or None)
+    click.echo(dump_json(report))
+
+
+@bench.command("http")
+@click.argument("file", type=_FILE)
+@click.option(
+    "--conversation", default="conv-41", show_default=True, help="The sample id to measure."
+)
+@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits.")
+@click.option("--warmup", default=20, show_default=True, type=click.IntRange(min=0))
+@click.option("--limit", type=click.IntRange(min=1), help="Time only the first N questions.")
+@click.pass_context
+def bench_http(
+    ctx: click.Context, file: Path, conversation: str, k: int, warmup: int, limit: int | None
+) -> None:
+    """POST /search of the HTTP API (served in this process, over loopback TCP) against
+    Memory.search in-process, interleaved on one conversation's questions; prints JSON with
+    p50/p95 in ms (kgmem.bench.interface)."""
+    from kgmem.bench.interface import http_latency
+
+    with memory_from(ctx) as memory:
+        report = http_latency(memory, file, conversation, k=k, warmup=warmup, limit=limit)
+    click.echo(dump_json(report))
+
+
 @bench.command("latency")
 @click.argument("file", type=_FILE)
 @click.option(

@@ -1,4 +1,5 @@
-"""``kgmem mcp`` (the MCP server) and ``kgmem ask`` (the optional citation-locked reader)."""
+"""``kgmem mcp`` (the MCP server), ``kgmem serve`` and ``kgmem token`` (the HTTP API) and
+``kgmem ask`` (the optional citation-locked reader)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import click
 
 from kgmem.cli._common import console, dump_json, memory_from, settings_from
 
-__all__ = ["ask", "mcp"]
+__all__ = ["ask", "mcp", "serve", "token"]
 
 
 @click.command()
@@ -65,6 +66,49 @@ def mcp(
     if conversation_id is None and owner is None:
         raise click.UsageError("give --conversation ID or --owner ID")
     serve(settings_from(ctx), conversation_id, owner=owner, http=http, host=host, port=port, k=k)
+
+
+@click.command()
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Bind address; any non-loopback address needs KGMEM_HTTP_TOKENS_FILE (bearer tokens).",
+)
+@click.option(
+    "--port", default=8080, show_default=True, type=click.IntRange(1, 65535), help="HTTP port."
+)
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int) -> None:
+    """Serve the HTTP API (OpenAPI at /openapi.json): add turns and documents, search,
+    current, history, profile, timeline, forget; GET /health checks Neo4j.
+
+    With KGMEM_HTTP_TOKENS_FILE every request but /health needs a bearer token of that file,
+    and reaches only what the token grants. Without it the server binds only to loopback.
+    """
+    from kgmem.service import serve as run
+
+    run(settings_from(ctx), host=host, port=port)
+
+
+@click.command()
+@click.option("--owner", default=None, help="The token reaches this owner's conversations.")
+@click.option(
+    "--conversation",
+    "conversations",
+    multiple=True,
+    help="The token reaches this conversation (repeat for several).",
+)
+def token(owner: str | None, conversations: tuple[str, ...]) -> None:
+    """Make a bearer token for `kgmem serve`: prints the token (shown once) and the JSON entry
+    to add to the token file (KGMEM_HTTP_TOKENS_FILE), which stores only its SHA-256."""
+    from kgmem.service import Grant, new_token
+
+    if (owner is None) == (not conversations):
+        raise click.UsageError("give --owner ID or --conversation ID (repeatable), not both")
+    grant = Grant.parse({"owner": owner} if owner is not None else {"conversations": conversations})
+    secret, entry = new_token(grant)
+    click.echo(dump_json({"token": secret, "entry": entry}))
 
 
 @click.command()

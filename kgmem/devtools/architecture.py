@@ -75,8 +75,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
     (
         "surfaces",
-        ("kgmem.reader", "kgmem.mcp", "kgmem.aio", "kgmem.adapters"),
+        (
+            "kgmem.reader",
+            "kgmem.mcp",
+            "kgmem.aio",
+            "kgmem.adapters",
+            "kgmem.steer",
+            "kgmem.service",
+        ),
         "Thin layers over `Memory`: the optional citation-locked reader, the MCP server, "
+        "the search an agent steers (`steer`: pages, exact phrases, folded names, a token "
+        "budget), the HTTP API (`service`: FastAPI, bearer tokens, OpenAPI), "
         "`AsyncMemory` (the same logic behind an awaited API; see the last section) and the "
         "framework adapters (LangGraph store, LangChain and neo4j-graphrag retrievers).",
     ),

@@ -75,6 +75,7 @@ __all__ = [
     "chunk_pages",
     "chunk_text",
     "load_document",
+    "load_text",
     "plan_document",
     "write_document",
 ]
@@ -332,13 +333,7 @@ def load_document(
         when = observed_at or mtime
     else:
         assert isinstance(path_or_text, str)
-        file = source.strip() if source else None
-        text = _check_text(path_or_text, file)
-        key = file or f"text-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
-        suffix = PurePosixPath(file).suffix.lower() if file else ""
-        fmt = "text" if suffix and suffix not in MARKDOWN_SUFFIXES else "markdown"
-        name = PurePosixPath(file).name if file else "document"
-        when = observed_at or datetime.now(UTC)
+        return load_text(path_or_text, source=source, observed_at=observed_at)
     if pages is not None:
         chunks = chunk_pages(pages)
     else:
@@ -347,6 +342,55 @@ def load_document(
         raise DocumentRejected(
             "the document has no text (only headings, markup or whitespace; a PDF without a "
             "text layer, such as a scan, has none)",
+            kind="empty",
+            file=file,
+        )
+    return Document(
+        key=key,
+        name=name or key,
+        format=fmt,
+        observed_at=when.astimezone(UTC),
+        chunks=tuple(chunks),
+        file=file,
+    )
+
+
+def load_text(
+    text: str, *, source: str | None = None, observed_at: datetime | None = None
+) -> Document:
+    """Check and chunk a document given as text, never read as a path: what a service that
+    takes documents from clients calls (`kgmem.http`), so a request cannot make the server
+    read one of its own files.
+
+    Args:
+        text: the document's text (Markdown unless ``source`` ends in a non-Markdown suffix).
+        source: the document's name and key (give one, so that re-adding a changed text
+            replaces it); default ``text-<hash of the text>``.
+        observed_at: when it was observed (timezone-aware); default now.
+
+    Raises:
+        DocumentRejected: too large, binary-like or empty.
+        MalformedInput: not a string, an empty ``source``, or a naive ``observed_at``.
+    """
+    if not isinstance(text, str):
+        raise MalformedInput(f"a document's text is a string, not {type(text).__name__}")
+    if source is not None and (not isinstance(source, str) or not source.strip()):
+        raise MalformedInput("a document's source must be a non-empty string")
+    if observed_at is not None and (
+        not isinstance(observed_at, datetime) or observed_at.utcoffset() is None
+    ):
+        raise MalformedInput("observed_at must be a timezone-aware datetime", file=source)
+    file = source.strip() if source else None
+    text = _check_text(text, file)
+    key = file or f"text-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+    suffix = PurePosixPath(file).suffix.lower() if file else ""
+    fmt: Format = "text" if suffix and suffix not in MARKDOWN_SUFFIXES else "markdown"
+    name = PurePosixPath(file).name if file else "document"
+    when = observed_at or datetime.now(UTC)
+    chunks = chunk_markdown(text) if fmt == "markdown" else chunk_text(text)
+    if not chunks:
+        raise DocumentRejected(
+            "the document has no text (only headings, markup or whitespace)",
             kind="empty",
             file=file,
         )

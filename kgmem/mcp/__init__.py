@@ -9,9 +9,9 @@ Tools with few parameters each. Few, small tools on purpose: on LoCoMo, going fr
 a one-parameter search tool to a nine-parameter one cost an agent 0.09 F1 in a published
 memory-tool study (cited in the kgmem issue that specified this server):
 
-- ``search_memory(query, speaker?, since?, until?)``: the turns that bear on ``query``, best
-  first, optionally only one speaker's or only those said in a date range (filters inside the
-  index, `kgmem.api.Memory.search`);
+- ``search_memory(query, k?, cursor?, exact?, speaker?, since?, until?, session?,
+  max_tokens?)``: the turns that bear on ``query``, best first, one page at a time, each with
+  why it matched (`kgmem.steer`: pages, exact phrases, names in any case, a token budget);
 - ``timeline()``: sessions and documents with their dates and turn counts (the agent's map);
 - ``read_turns(turn_id, window)``: a turn with its neighbours along ``NEXT`` (context);
 - ``current_value(entity, relation)``: the latest value of a single-valued relation
@@ -22,6 +22,9 @@ memory-tool study (cited in the kgmem issue that specified this server):
   entities, dates, supersession); works on a conversation that holds nothing yet;
 - ``forget_turns(turn_ids)`` and ``forget_about(description)``: turn-level forgetting,
   registered only when the `Memory` has ``forget_turns``.
+
+Resources ``kgmem://timeline`` and ``kgmem://profile/{entity}`` and the prompt
+``with_memory(task)`` serve clients that show them (`kgmem.mcp.resources`).
 
 Every turn comes back with its id and its date so that the agent can cite it.
 Transports: stdio (default) or streamable HTTP (``--http --port``). Over HTTP a bearer token
@@ -57,6 +60,7 @@ from kgmem.mcp.models import (
     TurnOut,
     TurnsOutput,
 )
+from kgmem.mcp.resources import register as register_resources
 from kgmem.mcp.tools import MAX_WINDOW, AwaitableMemory, Tools, default_thread
 from kgmem.store import Store
 
@@ -195,6 +199,7 @@ def build_server(
         registered += [tools.forget_turns, tools.forget_about]
     for tool in registered:
         server.add_tool(tool)
+    register_resources(server, tools)
     return server
 
 

@@ -36,6 +36,9 @@ class TurnOut(BaseModel):
         offset: steps along ``NEXT`` from the asked turn (``read_turns`` only; 0 = that turn).
         passage: for a long turn (search only), the passage that matched best:
             ``{"start", "end"}``, character offsets into ``text``; None for a short turn.
+        why: one line saying why a search hit is here (search only).
+        event_date: the day the turn's text dates what it tells (``YYYY-MM-DD``: "yesterday"
+            said on 8 May is 7 May), when it names one (search only).
     """
 
     turn_id: str
@@ -49,6 +52,8 @@ class TurnOut(BaseModel):
     conversation_id: str | None = None
     source: str | None = None
     passage: dict[str, int] | None = None
+    why: str | None = None
+    event_date: str | None = None
 
 
 class SearchOutput(BaseModel):
@@ -62,6 +67,12 @@ class SearchOutput(BaseModel):
             (`kgmem.retrieve.retriever.SearchResult.answer`: subject, attribute, value,
             value_type, valid_from/valid_to, the cited turn_id, why it won); read it first and
             cite its turn.
+        next_cursor: pass it as ``cursor`` (same query and filters) for the next page; None
+            when there is none.
+        unknown_names: names given (``speaker``) that name nothing in memory; the speakers
+            memory holds are then in ``speakers``.
+        omitted: hits left out by ``max_tokens`` (they open the next page).
+        notes: what else to know (an unknown name, a trimmed page).
     """
 
     conversation_id: str
@@ -71,6 +82,11 @@ class SearchOutput(BaseModel):
     answerable: bool = True
     unsupported: list[str] = Field(default_factory=list)
     answer: dict[str, Any] | None = None
+    next_cursor: str | None = None
+    unknown_names: list[str] = Field(default_factory=list)
+    speakers: list[str] = Field(default_factory=list)
+    omitted: int = 0
+    notes: list[str] = Field(default_factory=list)
     note: str = CITE
 
 

@@ -32,6 +32,7 @@ from kgmem.mcp.models import (
     TurnOut,
     TurnsOutput,
 )
+from kgmem.steer import MAX_K, CursorCodec, Options, Page, parse_when, steered_search
 from kgmem.turns import conversation_of
 
 __all__ = ["MAX_WINDOW", "AwaitableMemory", "Tools", "default_thread"]
@@ -64,8 +65,9 @@ class AwaitableMemory:
     """One awaitable face over `Memory` (calls run in a worker thread) or `AsyncMemory` (its
     own async methods), so the tools below are written once."""
 
-    def __init__(self, memory: Memory | AsyncMemory) -> None:
+    def __init__(self, memory: Memory | AsyncMemory, codec: CursorCodec | None = None) -> None:
         self.memory = memory
+        self.codec = codec or CursorCodec()
         self.can_forget = callable(
             getattr(
                 memory.sync if isinstance(memory, AsyncMemory) else memory, "forget_turns", None
@@ -77,6 +79,14 @@ class AwaitableMemory:
             return await getattr(self.memory, name)(*args, **kwargs)
         fn = functools.partial(getattr(self.memory, name), *args, **kwargs)
         return await anyio.to_thread.run_sync(fn)
+
+    async def steer(self, query: str, **kwargs: Any) -> Page:
+        """`kgmem.steer.steered_search` over this memory, in a worker thread (the async
+        memory's one copy of the logic sends its Neo4j round trips back to the loop)."""
+        sync = self.memory.sync if isinstance(self.memory, AsyncMemory) else self.memory
+        fn = functools.partial(steered_search, sync, query, codec=self.codec, **kwargs)
+        page: Page = await anyio.to_thread.run_sync(fn)
+        return page
 
     async def close(self) -> None:
         if isinstance(self.memory, AsyncMemory):
@@ -171,40 +181,77 @@ class Tools:
     async def search_memory(
         self,
         query: str,
+        k: int | None = None,
+        cursor: str | None = None,
+        exact: str | None = None,
         speaker: str | None = None,
         since: str | None = None,
         until: str | None = None,
+        session: int | None = None,
+        max_tokens: int | None = None,
     ) -> SearchOutput:
         """Search memory: the turns that bear on `query`, best first, each with its turn_id,
-        date, speaker and text, and whether memory supports the question at all
-        (`answerable`; when false, answer "not in memory"). Optional: only turns said by
-        `speaker`; only turns said `since` / `until` a date (YYYY-MM-DD, inclusive)."""
-        start, end = _when(since, "since", end=False), _when(until, "until", end=True)
-        options: dict[str, Any] = {"owner": self.owner}
-        if speaker is not None and speaker.strip():
-            options["speakers"] = [speaker.strip()]
-        if start is not None or end is not None:
-            options["between"] = (start, end)
-        cid = None if self.by_owner else self.write_to
+        date, speaker, text and why it matched, and whether memory supports the question at
+        all (`answerable`; when false, answer "not in memory"). All else is optional:
+        `k` hits (1-50, default 10); `cursor`: the `next_cursor` of the previous call, for
+        the next page of the same search; `exact`: a phrase or identifier the turn must hold
+        (order numbers, error messages, names in code); `speaker`: only that speaker's turns
+        (any case or accents); `since` / `until`: only turns said in that range (YYYY-MM-DD,
+        inclusive); `session`: only that session number; `max_tokens`: trim the page to that
+        many tokens of text."""
         try:
-            result = await self.mem.call("search", query, cid, self.k, **options)
+            options = Options(
+                k=min(self.k, MAX_K) if k is None else k,
+                cursor=cursor or None,
+                exact=exact if exact and exact.strip() else None,
+                speaker=speaker.strip() if speaker and speaker.strip() else None,
+                since=parse_when(since or None, "since", end=False),
+                until=parse_when(until or None, "until", end=True),
+                session=session,
+                max_tokens=max_tokens,
+            )
+            cid = None if self.by_owner else self.write_to
+            page = await self.mem.steer(
+                query, conversation_id=cid, owner=self.owner, options=options
+            )
         except ConversationNotFound:  # nothing remembered yet: an empty answer, not an error
             return SearchOutput(
                 conversation_id=self.label, owner=self.owner, query=query, hits=[], answerable=False
             )
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
-        hits = [_hit(h) for h in result.hits]
+        hits = [
+            TurnOut(
+                turn_id=h.turn_id,
+                date=h.date,
+                observed_at=h.observed_at,
+                speaker=h.speaker,
+                session=h.session,
+                text=h.text,
+                score=h.score,
+                conversation_id=h.conversation_id or self.write_to,
+                source=h.source,
+                why=h.why,
+                event_date=h.event_date,
+                passage=h.passage,
+            )
+            for h in page.hits
+        ]
         return SearchOutput(
             conversation_id=self.label,
             owner=self.owner,
             query=query,
             hits=hits,
-            answerable=result.answerable,
-            unsupported=result.unsupported,
-            answer=result.answer,
+            answerable=page.answerable,
+            unsupported=page.unsupported,
+            answer=page.answer,
+            next_cursor=page.next_cursor,
+            unknown_names=page.unknown_names,
+            speakers=page.speakers,
+            omitted=page.omitted,
+            notes=page.notes,
             note=CITE
-            if result.answerable
+            if page.answerable
             else "Memory does not support this question for the person it names; say it is "
             "not in memory. " + CITE,
         )
@@ -352,22 +399,6 @@ class Tools:
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
         return _forgot(self.label, outs)
-
-
-def _hit(h: Any) -> TurnOut:
-    row = {
-        "turn_id": h.turn_id,
-        "observed_at": h.observed_at,
-        "speaker": h.speaker,
-        "session": h.session,
-        "text": h.text,
-        "conversation_id": h.conversation_id,
-        "source": h.source,
-    }
-    out = _turn(row, score=round(h.score, 4))
-    if h.passage is not None:
-        out.passage = {"start": h.passage["start"], "end": h.passage["end"]}
-    return out
 
 
 def _day(value: Any) -> str:

@@ -13,11 +13,13 @@ Every test under ``tests/integration`` gets the ``integration`` marker.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import neo4j
 import pytest
@@ -126,3 +128,26 @@ def conversation(memory: Memory, request: pytest.FixtureRequest) -> Iterator[str
     memory.add_conversation(parse_chat_conversation(raw), facts="extracted")
     yield raw["conversation_id"]
     memory.forget(raw["conversation_id"])
+
+
+@pytest.fixture(scope="session")
+def http_served(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One running ``kgmem serve`` (tests/integration/http_server.py) shared by the HTTP API's
+    test modules; every conversation its tokens reach is forgotten at the end."""
+    from kgmem.errors import ConversationNotFound
+    from tests.integration.http_server import spawn
+
+    gen = spawn(settings, tmp_path_factory.mktemp("serve"))
+    served = next(gen)
+    try:
+        yield served
+    finally:
+        with contextlib.suppress(StopIteration):
+            next(gen)
+        with Memory.from_settings(settings) as memory:
+            for owner in served.owners.values():
+                with contextlib.suppress(ConversationNotFound):
+                    memory.forget_owner(owner)
+            for cid in (served.conversations["c"], served.conversations["c2"]):
+                with contextlib.suppress(ConversationNotFound):
+                    memory.forget(cid)

@@ -8,6 +8,7 @@ without the bearer token (``KGMEM_MCP_TOKEN``).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -55,13 +56,20 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
         assert set(tools["forget_turns"].input_schema["properties"]) == {"turn_ids"}
         assert set(tools["forget_about"].input_schema["properties"]) == {"description"}
     assert set(tools) == expected
-    # at most these optional parameters (agents do worse with wide search schemas)
+    # one required parameter, and these optional ones, each documented with its range
+    # (agents do worse with wide search schemas: nothing beyond these)
     assert set(tools["search_memory"].input_schema["properties"]) == {
         "query",
+        "k",
+        "cursor",
+        "exact",
         "speaker",
         "since",
         "until",
+        "session",
+        "max_tokens",
     }
+    assert "1-50" in (tools["search_memory"].description or "")
     assert tools["search_memory"].input_schema["required"] == ["query"]
     assert set(tools["timeline"].input_schema.get("properties", {})) == set()
     assert set(tools["read_turns"].input_schema["properties"]) == {"turn_id", "window"}
@@ -228,6 +236,10 @@ def test_stdio_server_spawned_by_sdk_client(
 
     async def main() -> Any:
         async with Client(params, read_timeout_seconds=120) as client:
+            resources = await client.list_resources()
+            assert "kgmem://timeline" in {str(r.uri) for r in resources.resources}
+            prompts = await client.list_prompts()
+            assert [p.name for p in prompts.prompts] == ["with_memory"]
             return await client.call_tool("search_memory", {"query": "Who ran the half marathon?"})
 
     result = anyio.run(main)
@@ -276,6 +288,8 @@ def test_streamable_http_transport(settings: Settings, conversation: str) -> Non
 
         async def main() -> Any:
             async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+                timeline = await client.read_resource("kgmem://timeline")
+                assert conversation in timeline.contents[0].text  # type: ignore[union-attr]
                 return await client.call_tool(
                     "read_turns", {"turn_id": f"{conversation}:S2:1", "window": 0}
                 )
@@ -444,3 +458,83 @@ def test_a_server_needs_a_scope(memory: Memory) -> None:
         build_server(memory)
     with pytest.raises(MalformedInput):
         build_server(memory, owner="")
+
+
+def test_search_memory_pages_exact_and_folded_speaker(memory: Memory) -> None:
+    """An agent pages with the cursor (no turn twice), asks for an exact identifier, names a
+    speaker in another case and accents, and is told when a name is unknown or a cursor
+    belongs to another search."""
+    fresh = f"it-mcp-steer-{uuid.uuid4().hex[:8]}"
+    turns = [{"speaker": "Zoë", "text": f"Reminder {i}: water the basil plants."} for i in range(7)]
+    turns.append({"speaker": "Bo", "text": "The failing job prints ERR-CONN-2291 at startup."})
+    memory.add_turns(fresh, turns)
+    server = build_server(memory, fresh)
+
+    async def main() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with Client(server) as client:
+            call = client.call_tool
+            first = await call("search_memory", {"query": "basil", "k": 4})
+            out["first"] = first.structured_content
+            out["second"] = (
+                await call(
+                    "search_memory",
+                    {"query": "basil", "k": 4, "cursor": out["first"]["next_cursor"]},
+                )
+            ).structured_content
+            out["mismatch"] = await call(
+                "search_memory", {"query": "other", "cursor": out["first"]["next_cursor"]}
+            )
+            out["exact"] = (
+                await call("search_memory", {"query": "job error", "exact": "err-conn-2291"})
+            ).structured_content
+            out["folded"] = (
+                await call("search_memory", {"query": "basil", "speaker": "ZOE", "k": 2})
+            ).structured_content
+            out["unknown"] = (
+                await call("search_memory", {"query": "basil", "speaker": "Nadia"})
+            ).structured_content
+            out["k0"] = await call("search_memory", {"query": "basil", "k": 0})
+        return out
+
+    try:
+        out = anyio.run(main)
+        ids = [h["turn_id"] for h in out["first"]["hits"] + out["second"]["hits"]]
+        assert len(ids) == len(set(ids)) == 8  # two pages of 4, no turn twice
+        assert out["mismatch"].is_error and "another search" in out["mismatch"].content[0].text
+        assert [h["text"] for h in out["exact"]["hits"]] == [turns[-1]["text"]]
+        assert {h["speaker"] for h in out["folded"]["hits"]} == {"Zoë"}
+        assert all(h["why"] for h in out["folded"]["hits"])
+        assert out["unknown"]["unknown_names"] == ["Nadia"] and out["unknown"]["hits"] == []
+        assert set(out["unknown"]["speakers"]) == {"Zoë", "Bo"}
+        assert out["k0"].is_error
+    finally:
+        memory.forget(fresh)
+
+
+def test_resources_and_prompt(memory: Memory, conversation: str) -> None:
+    """The timeline and an entity's profile as resources; the with_memory prompt puts the
+    current values and the turns that bear on the task, with their ids, before the task."""
+    server = build_server(memory, conversation)
+
+    async def main() -> dict[str, Any]:
+        async with Client(server) as client:
+            templates = await client.list_resource_templates()
+            timeline = await client.read_resource("kgmem://timeline")
+            profile = await client.read_resource("kgmem://profile/Ana")
+            prompt = await client.get_prompt("with_memory", {"task": "Plan Ana's next move"})
+            return {
+                "templates": [t.uri_template for t in templates.resource_templates],
+                "timeline": json.loads(timeline.contents[0].text),  # type: ignore[union-attr]
+                "profile": json.loads(profile.contents[0].text),  # type: ignore[union-attr]
+                "prompt": prompt.messages[0].content.text,  # type: ignore[union-attr]
+            }
+
+    out = anyio.run(main)
+    assert out["templates"] == ["kgmem://profile/{entity}"]
+    assert out["timeline"]["entries"] and out["timeline"]["conversation_id"] == conversation
+    expected = memory.profile(conversation, "Ana")
+    assert out["profile"]["found"] is bool(expected)
+    text = out["prompt"]
+    assert text.rstrip().endswith("Task: Plan Ana's next move")
+    assert f"[{conversation}:" in text  # the turns come with their ids, to cite

@@ -1,0 +1,612 @@
+"""A search an agent can steer: pages, an exact phrase, a speaker named in any case, a time
+range, a session and a token budget, over `kgmem.api.Memory.search`. What the MCP tool
+``search_memory`` and the HTTP ``POST /search`` both call (docs/search-options.md).
+
+Few options, each optional: on LoCoMo a published agent-memory study measured that a wide
+search schema costs an agent accuracy, and that a name filter matching only the exact case
+returned nothing for most filtered calls. So names of speakers match case- and
+accent-insensitively (``"ana"`` and ``"Ána"`` find ``Ana``) and an unknown name is said in the
+result (``unknown_names``) instead of returning nothing silently; ids (conversations, owners)
+stay exact (`kgmem.ids`).
+
+Pages. A cursor is opaque: an HMAC-signed record of the query, the filters, the scope, the
+memory's write versions when it was issued and the turns already returned (short digests).
+The next page is the best turns of the same search that were not returned yet, so a page never
+repeats a turn and never skips one that ranks above it. A cursor that was altered or signed by
+another secret is ``forged``; one for another query, filters or scope ``mismatched``; one
+issued before memory changed (a turn written or forgotten in a searched conversation)
+``stale``: all `kgmem.errors.InvalidCursor`, and the caller searches again from page 1. Pages
+reach at most `MAX_DEPTH` turns deep.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kgmem.api import MAX_QUERY_CHARS
+from kgmem.errors import ConversationNotFound, InvalidCursor, MalformedInput, OwnerNotFound
+from kgmem.ids import check_id
+from kgmem.models import Hit
+
+if TYPE_CHECKING:
+    from kgmem.api import Memory
+
+__all__ = [
+    "DEFAULT_K",
+    "MAX_DEPTH",
+    "MAX_EXACT_POOL",
+    "MAX_K",
+    "Options",
+    "Page",
+    "PageHit",
+    "fold_name",
+    "parse_when",
+    "steered_search",
+]
+
+#: hits per page by default, and at most (a page is what an agent reads in one step)
+DEFAULT_K = 10
+MAX_K = 50
+#: the deepest rank a cursor reaches (pages of 10: 20 pages)
+MAX_DEPTH = 200
+#: the most turns an ``exact`` search ranks (the phrase's earliest matches in the scope)
+MAX_EXACT_POOL = 500
+#: the longest ``exact`` phrase and speaker name, in characters
+MAX_PHRASE_CHARS = 500
+#: the largest ``max_tokens`` budget
+MAX_TOKENS = 100_000
+
+
+def fold_name(name: str) -> str:
+    """A name's comparison key: accents removed (NFKD, combining marks dropped), case folded,
+    inner whitespace collapsed (``"  Ána  María "`` → ``"ana maria"``)."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(bare.casefold().split())
+
+
+def parse_when(value: str | datetime | date | None, argument: str, *, end: bool) -> datetime | None:
+    """An ISO 8601 date or datetime (naive = UTC; a date as an ``until`` bound means the end of
+    that day).
+
+    Raises:
+        MalformedInput: not a date, naming ``argument``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime.combine(value, time.max if end else time.min)
+    elif isinstance(value, str) and value.strip():
+        text = value.strip()
+        try:
+            if len(text) == 10:
+                day = date.fromisoformat(text)
+                moment = datetime.combine(day, time.max if end else time.min)
+            else:
+                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise MalformedInput(
+                f"{argument} must be an ISO 8601 date (2024-05-08) or datetime, not {value!r:.40}",
+                argument=argument,
+            ) from None
+    else:
+        raise MalformedInput(f"{argument} must be an ISO 8601 date or datetime", argument=argument)
+    return moment if moment.utcoffset() is not None else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The steering options of one search (all optional).
+
+    Attributes:
+        k: hits per page, 1-`MAX_K` (default `DEFAULT_K`).
+        cursor: the ``next_cursor`` of the previous page of the same search.
+        exact: a phrase or identifier the turn's text must hold (case-insensitive substring;
+            up to `MAX_PHRASE_CHARS` characters).
+        speaker: only turns said by this speaker (case- and accent-insensitive).
+        since / until: only turns said in this range (inclusive; dates or datetimes, naive =
+            UTC; a date as ``until`` means the end of that day).
+        session: only turns of this session number (>= 1).
+        max_tokens: trim the page to this many tokens of hit text, counted with the
+            embedder's tokenizer (1-`MAX_TOKENS`).
+    """
+
+    k: int = DEFAULT_K
+    cursor: str | None = None
+    exact: str | None = None
+    speaker: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    session: int | None = None
+    max_tokens: int | None = None
+
+    def check(self) -> Options:
+        """``self`` if every option is in range.
+
+        Raises:
+            MalformedInput: an option out of range, naming it.
+        """
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= MAX_K:
+            raise MalformedInput(f"k must be an integer from 1 to {MAX_K}", argument="k")
+        for name in ("exact", "speaker"):
+            value = getattr(self, name)
+            if value is not None and (
+                not isinstance(value, str) or not value.strip() or len(value) > MAX_PHRASE_CHARS
+            ):
+                raise MalformedInput(
+                    f"{name} must be a non-empty string of at most {MAX_PHRASE_CHARS} characters",
+                    argument=name,
+                )
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise MalformedInput(f"{name} is not valid Unicode", argument=name) from None
+        if self.session is not None and (
+            isinstance(self.session, bool) or not isinstance(self.session, int) or self.session < 1
+        ):
+            raise MalformedInput("session must be an integer >= 1", argument="session")
+        if self.max_tokens is not None and (
+            isinstance(self.max_tokens, bool)
+            or not isinstance(self.max_tokens, int)
+            or not 1 <= self.max_tokens <= MAX_TOKENS
+        ):
+            raise MalformedInput(
+                f"max_tokens must be an integer from 1 to {MAX_TOKENS}", argument="max_tokens"
+            )
+        if self.since is not None and self.until is not None and self.since > self.until:
+            raise MalformedInput("since is after until", argument="since")
+        if self.cursor is not None and (
+            not isinstance(self.cursor, str) or len(self.cursor) > 8192
+        ):
+            raise InvalidCursor("the cursor is not one this service issued", reason="forged")
+        return self
+
+    def binding(self) -> dict[str, Any]:
+        """What a cursor is bound to besides the query and scope (everything but ``k``,
+        ``cursor`` and ``max_tokens``, which may change from page to page)."""
+        return {
+            "exact": self.exact,
+            "speaker": fold_name(self.speaker) if self.speaker else None,
+            "since": self.since.isoformat() if self.since else None,
+            "until": self.until.isoformat() if self.until else None,
+            "session": self.session,
+        }
+
+
+@dataclass
+class PageHit:
+    """One hit of a page: the turn, where and when it was said, and why it is here."""
+
+    turn_id: str
+    conversation_id: str
+    session: int
+    date: str
+    observed_at: str
+    speaker: str
+    text: str
+    score: float
+    why: str
+    event_date: str | None = None
+    source: str | None = None
+    tokens: int | None = None
+    passage: dict[str, int] | None = None
+    """For a long turn, the passage that matched best: ``{"start", "end"}``, character offsets
+    into ``text`` (`kgmem.models.Hit.passage`); None for a turn that is one passage."""
+
+
+@dataclass
+class Page:
+    """One page of a steered search.
+
+    Attributes:
+        hits: best first, at most ``k``.
+        next_cursor: pass it back for the next page; None when there is none (fewer turns
+            than asked, or `MAX_DEPTH` reached).
+        unknown_names: names of the options (``speaker``) that name nothing in the searched
+            memory; the page is then empty.
+        speakers: with an unknown speaker, the speakers the memory holds (to choose from).
+        omitted: hits left out by ``max_tokens`` (they open the next page).
+        omitted_tokens: their tokens.
+        tokens: tokens of the hits returned (with ``max_tokens``).
+        rank: how many hits earlier pages returned.
+        answerable / unsupported / answer: as `kgmem.retrieve.retriever.SearchResult`.
+        notes: one line per thing the caller should know (an unknown name, a trimmed page).
+    """
+
+    query: str
+    k: int
+    hits: list[PageHit]
+    next_cursor: str | None = None
+    unknown_names: list[str] = field(default_factory=list)
+    speakers: list[str] = field(default_factory=list)
+    omitted: int = 0
+    omitted_tokens: int = 0
+    tokens: int | None = None
+    rank: int = 0
+    answerable: bool = True
+    unsupported: list[str] = field(default_factory=list)
+    answer: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class CursorCodec:
+    """Signs and opens cursors with one secret (per process unless configured:
+    ``KGMEM_CURSOR_SECRET`` keeps cursors valid across restarts and replicas)."""
+
+    def __init__(self, secret: bytes | None = None) -> None:
+        self._secret = secret or secrets.token_bytes(32)
+
+    def seal(self, payload: dict[str, Any]) -> str:
+        body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        sig = hmac.new(self._secret, body, hashlib.sha256).digest()[:16]
+        return _b64(body) + "." + _b64(sig)
+
+    def open(self, cursor: str) -> dict[str, Any]:
+        """The payload of a cursor this codec sealed.
+
+        Raises:
+            InvalidCursor: ``forged``.
+        """
+        forged = InvalidCursor(
+            "the cursor is not one this service issued (or was altered); search again without "
+            "a cursor",
+            reason="forged",
+        )
+        try:
+            body_text, sig_text = cursor.split(".")
+            body, sig = _unb64(body_text), _unb64(sig_text)
+        except (ValueError, TypeError):
+            raise forged from None
+        if _b64(body) != body_text or _b64(sig) != sig_text:  # one spelling per cursor
+            raise forged
+        good = hmac.new(self._secret, body, hashlib.sha256).digest()[:16]
+        if not hmac.compare_digest(sig, good):
+            raise forged
+        payload: dict[str, Any] = json.loads(body)
+        return payload
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _digest(value: Any, n: int = 12) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+#: the default codec of a process (a service passes its own, configured one)
+_CODEC = CursorCodec()
+
+
+def steered_search(
+    memory: Memory,
+    query: str,
+    *,
+    conversation_id: str | None = None,
+    owner: str | None = None,
+    options: Options | None = None,
+    codec: CursorCodec | None = None,
+) -> Page:
+    """One page of a steered search of one conversation or an owner's conversations.
+
+    Args:
+        memory: the memory to search.
+        query: a question or any text (as `kgmem.api.Memory.search`).
+        conversation_id / owner: the scope (as `kgmem.api.Memory.search`).
+        options: the steering options (`Options`).
+        codec: signs cursors (default: this process's).
+
+    Returns:
+        a `Page`.
+
+    Raises:
+        MalformedInput: an option out of range (naming it), or what `Memory.search` raises.
+        InvalidCursor: a forged, mismatched or stale cursor.
+        ConversationNotFound: as `Memory.search`.
+    """
+    options = (options or Options()).check()
+    codec = codec or _CODEC
+    if conversation_id is not None:
+        check_id(conversation_id, argument="conversation_id")
+    if owner is not None:
+        check_id(owner, argument="owner", owner=True)
+    if not isinstance(query, str) or len(query) > MAX_QUERY_CHARS:
+        size = f"{len(query):,} characters" if isinstance(query, str) else "not a string"
+        raise MalformedInput(
+            f"the search query is {size}; a query is a string of at most "
+            f"{MAX_QUERY_CHARS:,} characters (kgmem.api.MAX_QUERY_CHARS)",
+            argument="query",
+        )
+    cids = (
+        [conversation_id]
+        if conversation_id is not None
+        else (memory.owner_conversations(owner) if owner is not None else [])
+    )
+    state = (
+        memory.store.read(
+            "read/scope_state", conversation_ids=cids, with_speakers=options.speaker is not None
+        )
+        if cids
+        else []
+    )
+    if not any(r["version"] is not None or r["speakers"] for r in state):
+        # nothing to search: the same error as the engine's, before a cursor or name is read
+        if conversation_id is not None:
+            raise ConversationNotFound(conversation_id)
+        raise (
+            OwnerNotFound(str(owner))
+            if owner is not None
+            else MalformedInput(
+                "a search needs a conversation id or an owner", argument="conversation_id"
+            )
+        )
+    versions = sorted((str(r["conversation_id"]), str(r["version"])) for r in state)
+    bound = {
+        "q": _digest(query),
+        "f": _digest(options.binding()),
+        "s": _digest([conversation_id, owner]),
+    }
+    seen: list[str] = []
+    if options.cursor is not None:
+        payload = codec.open(options.cursor)
+        if {key: payload.get(key) for key in bound} != bound:
+            raise InvalidCursor(
+                "the cursor belongs to another search (query, filters or scope); pass the same "
+                "query and filters, or search again without a cursor",
+                reason="mismatched",
+            )
+        if payload.get("m") != _digest(versions):
+            raise InvalidCursor(
+                "memory changed since this cursor was issued (turns were written or forgotten); "
+                "search again without a cursor",
+                reason="stale",
+            )
+        seen = [str(s) for s in payload.get("seen", [])]
+    page = Page(query=query, k=options.k, hits=[], rank=len(seen))
+    speakers: list[str] | None = None
+    if options.speaker is not None:
+        stored = sorted({str(s) for r in state for s in r["speakers"] if s is not None})
+        wanted = fold_name(options.speaker)
+        speakers = [s for s in stored if fold_name(s) == wanted]
+        if not speakers:
+            page.unknown_names = [options.speaker]
+            page.speakers = stored
+            page.answerable = False
+            page.notes.append(
+                f"no speaker named {options.speaker!r} in this memory; speakers: "
+                + (", ".join(stored) if stored else "none")
+            )
+            return page
+    depth = len(seen) + options.k + 1
+    if depth - 1 > MAX_DEPTH:
+        page.notes.append(f"cursors reach at most {MAX_DEPTH} hits deep; refine the query")
+        return page
+    hits, result = _rank(memory, query, conversation_id, owner, options, speakers, cids, depth)
+    if result is not None:
+        page.answerable = result.answerable
+        page.unsupported = list(result.unsupported)
+        page.answer = result.answer if not seen else None
+    seen_set = set(seen)
+    fresh = [h for h in hits if _short(h.turn_id) not in seen_set]
+    more = len(fresh) > options.k
+    chosen = fresh[: options.k]
+    page.hits = _page_hits(memory, chosen, cids)
+    if options.max_tokens is not None:
+        _trim(memory, page, options.max_tokens)
+        more = more or page.omitted > 0
+    if more and len(seen) + len(page.hits) < MAX_DEPTH and page.hits:
+        page.next_cursor = codec.seal(
+            bound | {"m": _digest(versions), "seen": seen + [_short(h.turn_id) for h in page.hits]}
+        )
+    return page
+
+
+def _short(turn_id: str) -> str:
+    """A turn id's digest in a cursor (10 hex characters: a cursor stays small and names no
+    turn)."""
+    return hashlib.blake2b(turn_id.encode("utf-8", "surrogatepass"), digest_size=5).hexdigest()
+
+
+def _rank(
+    memory: Memory,
+    query: str,
+    conversation_id: str | None,
+    owner: str | None,
+    options: Options,
+    speakers: list[str] | None,
+    cids: list[str],
+    depth: int,
+) -> tuple[list[Hit], Any]:
+    """The search's ranking, ``depth`` deep: the engine's, or for ``exact`` the turns that
+    hold the phrase, by cosine to the query."""
+    between = (
+        (options.since, options.until)
+        if options.since is not None or options.until is not None
+        else None
+    )
+    if options.exact is None:
+        result = memory.search(
+            query,
+            conversation_id,
+            depth,
+            owner=owner,
+            speakers=speakers,
+            sessions=options.session,
+            between=between,
+        )
+        return list(result.hits), result
+    rows = memory.store.read(
+        "read/turns_containing",
+        conversation_ids=cids,
+        phrase=options.exact,
+        limit=MAX_EXACT_POOL,
+    )
+    keep = []
+    for r in rows:
+        when = r["observed_at"]
+        when = when.to_native() if hasattr(when, "to_native") else when
+        if speakers is not None and r["speaker"] not in speakers:
+            continue
+        if options.session is not None and int(r["session"]) != options.session:
+            continue
+        if options.since is not None and when < options.since:
+            continue
+        if options.until is not None and when > options.until:
+            continue
+        keep.append((r, when))
+    if not keep:
+        return [], None
+    q = memory.embedder.encode_one(query) if query.strip() else None
+    hits = []
+    for r, when in keep:
+        cos = 0.0
+        if q is not None and r["embedding"] is not None:
+            v = np.asarray(r["embedding"], dtype=np.float32)
+            norm = float(np.linalg.norm(v) * np.linalg.norm(q)) or 1.0
+            cos = float(np.dot(v, q)) / norm
+        hits.append(
+            Hit(
+                turn_id=r["turn_id"],
+                text=r["text"],
+                speaker=r["speaker"],
+                session=int(r["session"]),
+                observed_at=when,
+                score=round(cos, 4),
+                conversation_id=r["conversation_id"],
+                source=r["source"],
+                terms={"cosine": round(cos, 4)},
+                trace={"generators": ["exact"], "exact": options.exact},
+            )
+        )
+    hits.sort(key=lambda h: -h.score)
+    return hits[:depth], None
+
+
+#: one reason per score term or generator, strongest first in `why`
+_REASONS: dict[str, str] = {
+    "cosine": "close in meaning to the query",
+    "fact": "a fact taken from it matches",
+    "bm25": "shares the query's words",
+    "entity": "mentions an entity the query names",
+    "event": "part of an event the query's facts belong to",
+    "hop": "reached through an entity of an earlier hit",
+    "chain": "on the answer path of a chain of relations",
+    "speaker": "said by the speaker the query names",
+    "adjacent": "next to a top hit",
+    "time": "said in the time the query names",
+    "date": "dated the day the query names",
+    "current": "holds the current value",
+}
+
+
+def why(hit: Hit) -> str:
+    """One line saying why a hit is here, from its score terms and trace."""
+    if "exact" in hit.trace:
+        return f"holds {hit.trace['exact']!r}; ranked by closeness in meaning to the query"
+    parts = [
+        (value, _REASONS[name])
+        for name, value in hit.terms.items()
+        if name in _REASONS and value > 0
+    ]
+    parts.sort(key=lambda p: -p[0])
+    text = "; ".join(reason for _, reason in parts[:3]) or "ranked by the search's score"
+    if "reordered" in hit.trace or "current" in hit.trace:
+        text += "; moved up as the current value"
+    return text
+
+
+def _iso(value: Any) -> str | None:
+    if value is None:
+        return None
+    value = value.to_native() if hasattr(value, "to_native") else value
+    if isinstance(value, datetime):
+        aware = value if value.utcoffset() is not None else value.replace(tzinfo=UTC)
+        return aware.astimezone(UTC).isoformat()
+    return str(value)
+
+
+def _page_hits(memory: Memory, hits: Sequence[Hit], cids: list[str]) -> list[PageHit]:
+    if not hits:
+        return []
+    scope = sorted({h.conversation_id for h in hits if h.conversation_id} | set(cids))
+    rows = memory.store.read(
+        "read/hit_details", turn_ids=[h.turn_id for h in hits], conversation_ids=scope
+    )
+    events = {r["turn_id"]: r for r in rows}
+    out = []
+    for h in hits:
+        observed = h.observed_at.astimezone(UTC)
+        detail = events.get(h.turn_id) or {}
+        event = _iso(detail.get("event_time"))
+        out.append(
+            PageHit(
+                turn_id=h.turn_id,
+                conversation_id=h.conversation_id or (cids[0] if len(cids) == 1 else ""),
+                session=h.session,
+                date=observed.date().isoformat(),
+                observed_at=observed.isoformat(),
+                speaker=h.speaker,
+                text=h.text,
+                score=round(h.score, 4),
+                why=why(h),
+                event_date=event[:10] if event else None,
+                source=h.source,
+                passage=(
+                    {"start": int(h.passage["start"]), "end": int(h.passage["end"])}
+                    if h.passage
+                    else None
+                ),
+            )
+        )
+    return out
+
+
+def _trim(memory: Memory, page: Page, budget: int) -> None:
+    """Keep the page's hits, in order, while their texts fit ``budget`` tokens of the
+    embedder's tokenizer; the rest are ``omitted`` (they open the next page)."""
+    tokenizer = memory.embedder.model.tokenizer
+    used = 0
+    kept: list[PageHit] = []
+    counts = (
+        [
+            len(ids)
+            for ids in tokenizer([h.text for h in page.hits], add_special_tokens=False)["input_ids"]
+        ]
+        if page.hits
+        else []
+    )
+    for hit, n in zip(page.hits, counts, strict=True):
+        hit.tokens = n
+        if used + n > budget:
+            break
+        kept.append(hit)
+        used += n
+    left = page.hits[len(kept) :]
+    page.omitted = len(left)
+    page.omitted_tokens = sum(h.tokens or 0 for h in left)
+    page.tokens = used
+    page.hits = kept
+    if left:
+        page.notes.append(
+            f"max_tokens {budget}: {len(left)} hit(s) of {page.omitted_tokens} tokens left out; "
+            "they open the next page"
+        )
