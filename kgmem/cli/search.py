@@ -328,7 +328,10 @@ def _print_decisions(memory: Memory, question: str, result: SearchResult) -> Non
 
     hits = [(h.turn_id, h.speaker, h.text) for h in result.hits]
     decisions, (ok, best) = explain_hits(memory.embedder, question, hits)
-    console.print(f"trained decisions: answerable={ok} (best answers score {best:.2f})")
+    console.print(
+        f"trained decisions (diagnostic, not yet used by search): answerable={ok} "
+        f"(best answers score {best:.2f})"
+    )
     for item in decisions:
         console.print(
             f"  {item.turn_id}: answerability {item.answer.label} {item.answer.score:.2f}"
