@@ -141,6 +141,9 @@ class SearchHitOut(BaseModel):
     event_date: str | None = None
     source: str | None = None
     tokens: int | None = None
+    passage: dict[str, int] | None = None
+    """For a long turn, the passage that matched best: ``{"start", "end"}`` offsets into
+    ``text``; None for a turn that is one passage."""
 
 
 class SearchOut(BaseModel):
