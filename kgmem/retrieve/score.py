@@ -5,8 +5,7 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
 (`kgmem.config.Settings`: ``KGMEM_W_*``):
 
     score = cos(turn, q)
-          + w_fact     · evidence(turn): the best match among the turn itself and the facts
-                       citing it, max(cos(turn, q), max cos(fact citing the turn, q))   (1.0)
+          + w_fact     · max cos(fact citing the turn, q)                              (1.0)
           + w_adjacent if the turn sits beside one of the top-3 turns of the same session (0.06)
           + w_time     if the turn lies in the month or year the question names          (0.05)
           ± w_date     when the question names one day (or weekend): + if the turn's resolved
@@ -18,13 +17,6 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
 `ScoreWeights`' defaults are the shipped weights (the ``w_*`` settings' defaults); the brief's
 first cut (w_fact = 0.2) is a negative row of the ablation: on the dev split it is about 25
 points ALL@10 below 1.0.
-
-The fact term rewards matching, not having a fact: a turn no fact cites, or whose facts match
-the question less than its own text, counts its own cosine there, so it is never behind a turn
-of the same cosine with a weak fact (on BEAM, instructions, preferences and short updates carry
-no fact; the old term, ``w_fact`` · best fact cosine and 0 without a fact, put every turn with
-any fact about 0.4-0.7 ahead). Where a fact matches better than its turn's text (LoCoMo's chatty
-turns, whose facts state the point plainly), the term is that fact's cosine, as before.
 
 Cosines are raw cosine similarities in [-1, 1]; the score is their weighted sum and is only
 meaningful for ranking. Candidates reach the scorer from small generator pools; the scorer
@@ -42,14 +34,7 @@ from kgmem.config import Settings, shipped_default
 from kgmem.models import Hit
 from kgmem.turns import conversation_of
 
-__all__ = [
-    "SIGNAL_SETTINGS",
-    "Candidate",
-    "ScoreWeights",
-    "TimeWindow",
-    "evidence",
-    "score_candidates",
-]
+__all__ = ["SIGNAL_SETTINGS", "Candidate", "ScoreWeights", "TimeWindow", "score_candidates"]
 
 #: generator signal -> the setting that weighs it (``KGMEM_W_*``), in `ScoreWeights.signals` order
 SIGNAL_SETTINGS: tuple[tuple[str, str], ...] = (
@@ -165,12 +150,6 @@ class Candidate:
     passage: dict[str, Any] | None = None
 
 
-def evidence(c: Candidate) -> float:
-    """The best match of a turn: its own cosine (its best passage's for a long turn) or the
-    best cosine of a fact citing it, whichever is higher (the fact term's input)."""
-    return c.cosine if c.fact_cosine is None else max(c.cosine, c.fact_cosine)
-
-
 def score_candidates(
     candidates: Iterable[Candidate],
     weights: ScoreWeights,
@@ -188,7 +167,7 @@ def score_candidates(
         ``trace`` = {"generators": [...], "fact_id": ..., ...}.
     """
     pool = list(candidates)
-    base = {c.turn_id: c.cosine + weights.fact * evidence(c) for c in pool}
+    base = {c.turn_id: c.cosine + weights.fact * (c.fact_cosine or 0.0) for c in pool}
     by_rank = sorted(pool, key=lambda c: (-base[c.turn_id], c.index))
     top = by_rank[: weights.adjacent_top]
     beside = {(c.conversation_id, c.session, c.index + d) for c in top for d in (-1, 1)}
@@ -197,7 +176,7 @@ def score_candidates(
     hits: list[tuple[float, int, Hit]] = []
     for c in pool:
         terms: dict[str, float] = {"cosine": round(c.cosine, 6)}
-        terms["fact"] = round(weights.fact * evidence(c), 6)
+        terms["fact"] = round(weights.fact * (c.fact_cosine or 0.0), 6)
         adjacent = (c.conversation_id, c.session, c.index) in beside and c.turn_id not in top_ids
         terms["adjacent"] = weights.adjacent if adjacent else 0.0
         in_window = window is not None and (
