@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -177,29 +176,30 @@ def test_concurrent_ingests_and_searches(
 
 
 @pytest.mark.slow  # extracting facts from a 100 KB turn takes about a minute
-def test_100kb_turn_is_stored_whole_and_embedded_truncated(
-    memory: Memory, driver: neo4j.Driver, caplog: pytest.LogCaptureFixture
+def test_100kb_turn_is_stored_whole_and_embedded_as_passages(
+    memory: Memory, driver: neo4j.Driver
 ) -> None:
+    """A long turn is stored whole and every part of it is embedded as a passage (no text is
+    dropped from dense search because it is long; `kgmem.ingest.passages`)."""
     cid = new_cid("big")
     text = "".join(f"line {n}: café 🧠 ‮rtl‬ \"q\" 'q' `b` \\ {{x}} $p\n" for n in range(2200))
     assert len(text.encode("utf-8")) > 100_000
     try:
-        with caplog.at_level(logging.WARNING, logger="kgmem.embed"):
-            memory.add_turns(cid, [{"id": "big", "speaker": "Ana", "text": text}], observed_at=WHEN)
-        assert any(
-            "truncated" in r.getMessage() and "stored text unchanged" in r.getMessage()
-            for r in caplog.records
-        )
+        memory.add_turns(cid, [{"id": "big", "speaker": "Ana", "text": text}], observed_at=WHEN)
         with driver.session() as session:
             row = session.run(
-                "MATCH (t:Turn {id: $id}) RETURN t.text AS text, size(t.embedding) AS dim",
+                "MATCH (t:Turn {id: $id}) OPTIONAL MATCH (p:Passage)-[:OF]->(t) "
+                "RETURN t.text AS text, size(t.embedding) AS dim, count(p) AS passages, "
+                "max(p.end) AS last, min(p.start) AS first",
                 id=f"{cid}:big",
             ).single()
         assert row is not None
         assert row["text"].encode("utf-8") == text.encode("utf-8")
         assert row["dim"] == 384
-        hits = memory.search("café line 7", cid, k=1).hits
-        assert hits and hits[0].text == text
+        assert row["passages"] > 1 and row["first"] == 0
+        assert row["last"] >= len(text.rstrip())  # trailing whitespace belongs to no passage
+        hits = memory.search("café line 2150", cid, k=1).hits
+        assert hits and hits[0].text == text and hits[0].passage is not None
     finally:
         forget_quietly(memory, cid)
 
