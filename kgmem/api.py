@@ -155,7 +155,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
             IndexNotOnline: on this memory's first search, a search index is still populating
                 after `kgmem.store.schema.INDEX_WAIT_S` (or failed).
         """
-        _check_query(query, conversation_id)
+        check_query(query, conversation_id)
         filters = SearchFilters.of(
             speakers=speakers,
             sessions=sessions,
@@ -224,11 +224,12 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
         return {k: int(v) for k, v in rows[0].items()}
 
 
-def _check_query(query: object, conversation_id: str | None) -> None:
-    """Check a search query before anything is read.
+def check_query(query: object, conversation_id: str | None = None) -> None:
+    """Check a search query before anything is read (every surface that searches calls it).
 
     Raises:
-        MalformedInput: ``query`` is not a string or is longer than `MAX_QUERY_CHARS`.
+        MalformedInput: ``query`` is not a string or is longer than `MAX_QUERY_CHARS`
+            (``argument`` ``query``).
     """
     if not isinstance(query, str) or len(query) > MAX_QUERY_CHARS:
         size = f"{len(query):,} characters" if isinstance(query, str) else "not a string"
@@ -236,4 +237,5 @@ def _check_query(query: object, conversation_id: str | None) -> None:
             f"the search query is {size}; a query is a string of at most "
             f"{MAX_QUERY_CHARS:,} characters (kgmem.api.MAX_QUERY_CHARS)",
             conversation_id=conversation_id,
+            argument="query",
         )

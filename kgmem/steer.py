@@ -21,11 +21,7 @@ reach at most `MAX_DEPTH` turns deep.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
-import json
-import secrets
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgmem.api import MAX_QUERY_CHARS
+from kgmem.api import check_query
+from kgmem.cursors import CursorCodec, digest
 from kgmem.errors import ConversationNotFound, InvalidCursor, MalformedInput, OwnerNotFound
 from kgmem.ids import check_id
 from kgmem.models import Hit
@@ -243,56 +240,6 @@ class Page:
     notes: list[str] = field(default_factory=list)
 
 
-class CursorCodec:
-    """Signs and opens cursors with one secret (per process unless configured:
-    ``KGMEM_CURSOR_SECRET`` keeps cursors valid across restarts and replicas)."""
-
-    def __init__(self, secret: bytes | None = None) -> None:
-        self._secret = secret or secrets.token_bytes(32)
-
-    def seal(self, payload: dict[str, Any]) -> str:
-        body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode("utf-8")
-        sig = hmac.new(self._secret, body, hashlib.sha256).digest()[:16]
-        return _b64(body) + "." + _b64(sig)
-
-    def open(self, cursor: str) -> dict[str, Any]:
-        """The payload of a cursor this codec sealed.
-
-        Raises:
-            InvalidCursor: ``forged``.
-        """
-        forged = InvalidCursor(
-            "the cursor is not one this service issued (or was altered); search again without "
-            "a cursor",
-            reason="forged",
-        )
-        try:
-            body_text, sig_text = cursor.split(".")
-            body, sig = _unb64(body_text), _unb64(sig_text)
-        except (ValueError, TypeError):
-            raise forged from None
-        if _b64(body) != body_text or _b64(sig) != sig_text:  # one spelling per cursor
-            raise forged
-        good = hmac.new(self._secret, body, hashlib.sha256).digest()[:16]
-        if not hmac.compare_digest(sig, good):
-            raise forged
-        payload: dict[str, Any] = json.loads(body)
-        return payload
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def _digest(value: Any, n: int = 12) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
-
-
 #: the default codec of a process (a service passes its own, configured one)
 _CODEC = CursorCodec()
 
@@ -329,73 +276,19 @@ def steered_search(
         check_id(conversation_id, argument="conversation_id")
     if owner is not None:
         check_id(owner, argument="owner", owner=True)
-    if not isinstance(query, str) or len(query) > MAX_QUERY_CHARS:
-        size = f"{len(query):,} characters" if isinstance(query, str) else "not a string"
-        raise MalformedInput(
-            f"the search query is {size}; a query is a string of at most "
-            f"{MAX_QUERY_CHARS:,} characters (kgmem.api.MAX_QUERY_CHARS)",
-            argument="query",
-        )
-    cids = (
-        [conversation_id]
-        if conversation_id is not None
-        else (memory.owner_conversations(owner) if owner is not None else [])
-    )
-    state = (
-        memory.store.read(
-            "read/scope_state", conversation_ids=cids, with_speakers=options.speaker is not None
-        )
-        if cids
-        else []
-    )
-    if not any(r["version"] is not None or r["speakers"] for r in state):
-        # nothing to search: the same error as the engine's, before a cursor or name is read
-        if conversation_id is not None:
-            raise ConversationNotFound(conversation_id)
-        raise (
-            OwnerNotFound(str(owner))
-            if owner is not None
-            else MalformedInput(
-                "a search needs a conversation id or an owner", argument="conversation_id"
-            )
-        )
+    check_query(query)
+    cids, state = _scope_state(memory, conversation_id, owner, options)
     versions = sorted((str(r["conversation_id"]), str(r["version"])) for r in state)
     bound = {
-        "q": _digest(query),
-        "f": _digest(options.binding()),
-        "s": _digest([conversation_id, owner]),
+        "q": digest(query),
+        "f": digest(options.binding()),
+        "s": digest([conversation_id, owner]),
     }
-    seen: list[str] = []
-    if options.cursor is not None:
-        payload = codec.open(options.cursor)
-        if {key: payload.get(key) for key in bound} != bound:
-            raise InvalidCursor(
-                "the cursor belongs to another search (query, filters or scope); pass the same "
-                "query and filters, or search again without a cursor",
-                reason="mismatched",
-            )
-        if payload.get("m") != _digest(versions):
-            raise InvalidCursor(
-                "memory changed since this cursor was issued (turns were written or forgotten); "
-                "search again without a cursor",
-                reason="stale",
-            )
-        seen = [str(s) for s in payload.get("seen", [])]
+    seen = _open_cursor(codec, options.cursor, bound, versions)
     page = Page(query=query, k=options.k, hits=[], rank=len(seen))
-    speakers: list[str] | None = None
-    if options.speaker is not None:
-        stored = sorted({str(s) for r in state for s in r["speakers"] if s is not None})
-        wanted = fold_name(options.speaker)
-        speakers = [s for s in stored if fold_name(s) == wanted]
-        if not speakers:
-            page.unknown_names = [options.speaker]
-            page.speakers = stored
-            page.answerable = False
-            page.notes.append(
-                f"no speaker named {options.speaker!r} in this memory; speakers: "
-                + (", ".join(stored) if stored else "none")
-            )
-            return page
+    speakers = _named_speakers(options, state, page)
+    if speakers == []:
+        return page
     depth = len(seen) + options.k + 1
     if depth - 1 > MAX_DEPTH:
         page.notes.append(f"cursors reach at most {MAX_DEPTH} hits deep; refine the query")
@@ -415,9 +308,94 @@ def steered_search(
         more = more or page.omitted > 0
     if more and len(seen) + len(page.hits) < MAX_DEPTH and page.hits:
         page.next_cursor = codec.seal(
-            bound | {"m": _digest(versions), "seen": seen + [_short(h.turn_id) for h in page.hits]}
+            bound | {"m": digest(versions), "seen": seen + [_short(h.turn_id) for h in page.hits]}
         )
     return page
+
+
+def _scope_state(
+    memory: Memory, conversation_id: str | None, owner: str | None, options: Options
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The searched conversations and their write versions (and speakers when a ``speaker``
+    is asked for).
+
+    Raises:
+        ConversationNotFound / OwnerNotFound: nothing to search (the engine's errors, before a
+            cursor or a name is read); MalformedInput: neither a conversation nor an owner.
+    """
+    cids = (
+        [conversation_id]
+        if conversation_id is not None
+        else (memory.owner_conversations(owner) if owner is not None else [])
+    )
+    state = (
+        memory.store.read(
+            "read/scope_state", conversation_ids=cids, with_speakers=options.speaker is not None
+        )
+        if cids
+        else []
+    )
+    if not any(r["version"] is not None or r["speakers"] for r in state):
+        if conversation_id is not None:
+            raise ConversationNotFound(conversation_id)
+        raise (
+            OwnerNotFound(str(owner))
+            if owner is not None
+            else MalformedInput(
+                "a search needs a conversation id or an owner", argument="conversation_id"
+            )
+        )
+    return cids, state
+
+
+def _open_cursor(
+    codec: CursorCodec,
+    cursor: str | None,
+    bound: dict[str, str],
+    versions: list[tuple[str, str]],
+) -> list[str]:
+    """The turns earlier pages returned (none without a cursor).
+
+    Raises:
+        InvalidCursor: forged (`CursorCodec.open`), mismatched (another query, filters or
+            scope) or stale (memory was written since).
+    """
+    if cursor is None:
+        return []
+    payload = codec.open(cursor)
+    if {key: payload.get(key) for key in bound} != bound:
+        raise InvalidCursor(
+            "the cursor belongs to another search (query, filters or scope); pass the same "
+            "query and filters, or search again without a cursor",
+            reason="mismatched",
+        )
+    if payload.get("m") != digest(versions):
+        raise InvalidCursor(
+            "memory changed since this cursor was issued (turns were written or forgotten); "
+            "search again without a cursor",
+            reason="stale",
+        )
+    return [str(s) for s in payload.get("seen", [])]
+
+
+def _named_speakers(options: Options, state: list[dict[str, Any]], page: Page) -> list[str] | None:
+    """The stored speakers the ``speaker`` option names (case and accents folded); None
+    without the option. None of them: ``[]``, and ``page`` says so (an unknown name is said,
+    not silently empty)."""
+    if options.speaker is None:
+        return None
+    stored = sorted({str(s) for r in state for s in r["speakers"] if s is not None})
+    wanted = fold_name(options.speaker)
+    speakers = [s for s in stored if fold_name(s) == wanted]
+    if not speakers:
+        page.unknown_names = [options.speaker]
+        page.speakers = stored
+        page.answerable = False
+        page.notes.append(
+            f"no speaker named {options.speaker!r} in this memory; speakers: "
+            + (", ".join(stored) if stored else "none")
+        )
+    return speakers
 
 
 def _short(turn_id: str) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_TURN_CHARS",
     "MAX_TURN_RAW_CHARS",
     "check_conversation_id",
+    "check_turn_length",
     "check_unicode",
     "conversation_of",
     "is_document_turn",
@@ -120,6 +121,22 @@ def turn_text(text: str, caption: str | None) -> str:
     return text
 
 
+def check_turn_length(text: str, *, file: str, conversation_id: str, turn: str) -> None:
+    """Raise `MalformedInput` for a text over `MAX_TURN_CHARS` (each whitespace run counted as
+    one character, `turn_length`) or over `MAX_TURN_RAW_CHARS` in all."""
+    length = turn_length(text)
+    if length > MAX_TURN_CHARS or len(text) > MAX_TURN_RAW_CHARS:
+        raise MalformedInput(
+            f"turn text has {length:,} characters counting each whitespace run as one "
+            f"({len(text):,} in all), over the limit of {MAX_TURN_CHARS:,} "
+            f"(kgmem.turns.MAX_TURN_CHARS; {MAX_TURN_RAW_CHARS:,} with whitespace, "
+            "MAX_TURN_RAW_CHARS); split it into several turns",
+            file=file,
+            conversation_id=conversation_id,
+            turn=turn,
+        )
+
+
 def make_turn(
     conversation_id: str,
     local: Any,
@@ -171,17 +188,7 @@ def make_turn(
         raise MalformedInput(
             "turn has no text", file=file, conversation_id=conversation_id, turn=where
         )
-    length = turn_length(full)
-    if length > MAX_TURN_CHARS or len(full) > MAX_TURN_RAW_CHARS:
-        raise MalformedInput(
-            f"turn text has {length:,} characters counting each whitespace run as one "
-            f"({len(full):,} in all), over the limit of {MAX_TURN_CHARS:,} "
-            f"(kgmem.turns.MAX_TURN_CHARS; {MAX_TURN_RAW_CHARS:,} with whitespace, "
-            "MAX_TURN_RAW_CHARS); split it into several turns",
-            file=file,
-            conversation_id=conversation_id,
-            turn=where,
-        )
+    check_turn_length(full, file=file, conversation_id=conversation_id, turn=where)
     if not isinstance(observed_at, datetime) or observed_at.utcoffset() is None:
         raise MalformedInput(
             "observed_at must be a timezone-aware datetime",

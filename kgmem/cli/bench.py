@@ -2,50 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Literal, cast
 
 import click
 from rich.table import Table
 
 from kgmem.bench.ablation import ablation_rows, default_row
 from kgmem.bench.locomo import run_locomo_bench
+from kgmem.cli._bench_options import ks_list as _ks
+from kgmem.cli._bench_options import report_options as _report_options
 from kgmem.cli._common import console, dump_json, memory_from, progress_bar, settings_from
+from kgmem.cli.bench_beam import bench_beam
 from kgmem.cli.bench_scale import bench_scale
+from kgmem.cli.locomo_report import print_cv, print_locomo
 from kgmem.errors import KgmemError
 from kgmem.retrieve.config import FactSourceChoice
 
-F = TypeVar("F", bound=Callable[..., Any])
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
-CATEGORIES = {
-    "1": "multi-hop",
-    "2": "temporal",
-    "3": "open-domain",
-    "4": "single-hop",
-    "all": "overall",
-}
-
-
-def _ks(value: str) -> list[int]:
-    try:
-        ks = sorted({int(part) for part in value.split(",") if part.strip()})
-    except ValueError as exc:
-        raise click.BadParameter("k list must look like 5,10,20") from exc
-    if not ks or ks[0] < 1:
-        raise click.BadParameter("every k must be >= 1")
-    return ks
-
-
-def _report_options(command: F) -> F:
-    """``--json PATH`` and ``-q/--quiet``, shared by every benchmark command."""
-    command = click.option("-q", "--quiet", is_flag=True, help="No progress bar.")(command)
-    return click.option(
-        "--json",
-        "json_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the JSON report here ('-' = stdout).",
-    )(command)
 
 
 @click.group()
@@ -54,6 +28,7 @@ def bench() -> None:
 
 
 bench.add_command(bench_scale)
+bench.add_command(bench_beam)
 
 
 @bench.command("filters")
@@ -103,85 +78,6 @@ def bench_filters(
             progress=progress,
         )
     click.echo(dump_json(report))
-
-
-def _print_locomo(report: dict[str, Any]) -> None:
-    ks = report["ks"]
-    k_main = 10 if 10 in ks else ks[len(ks) // 2]
-    counts = report["counts"]
-    console.print(
-        f"LoCoMo {', '.join(report['conversations'])}: {counts['scored']} scored questions "
-        f"(cat 5 adversarial: {counts['adversarial']}), {counts['turns']} turns, "
-        f"unresolved evidence ids: {counts['unresolved_evidence']}"
-    )
-    others = report.get("other_conversations", 0)
-    if others:
-        console.print(
-            f"[yellow]note: the server holds {others} other conversation(s); BM25 statistics are "
-            "index-wide, so figures can differ from a run on an empty server[/yellow]"
-        )
-    cov = report.get("coverage")
-    if cov:
-        cited = cov["gold_turns_cited"]
-        console.print(
-            "fact coverage of gold turns (all / multi-hop / temporal / open / single): "
-            + "; ".join(
-                f"{src} "
-                + " / ".join(f"{100 * cited[src][c]:.1f}" for c in ("all", "1", "2", "3", "4"))
-                for src in ("annotation", "extracted", "any")
-            )
-            + f"; facts per turn: annotation {cov['facts_per_turn']['annotation']:.2f},"
-            f" extracted {cov['facts_per_turn']['extracted']:.2f}; temporal questions whose gold"
-            f" turns carry a dated fact: {100 * cov['temporal_dated']:.1f}%"
-        )
-    for row in _all_rows(report):
-        table = Table(title=f"{row['name']}", title_justify="left")
-        table.add_column("category")
-        table.add_column("n", justify="right")
-        for k in ks:
-            table.add_column(f"ALL@{k}", justify="right")
-        for k in ks:
-            table.add_column(f"ANY@{k}", justify="right")
-        table.add_column(f"R@{k_main}", justify="right")
-        table.add_column("MRR", justify="right")
-        table.add_column(f"NDCG@{k_main}", justify="right")
-        table.add_column("pool", justify="right")
-        table.add_column("pool ALL", justify="right")
-        table.add_column(f"ALL@{k_main} 95% CI", justify="right")
-        for key, label in CATEGORIES.items():
-            m = row["metrics"].get(key)
-            if m is None:
-                continue
-            table.add_row(
-                label,
-                str(m["n"]),
-                *(f"{100 * m['all_at'][str(k)]:.1f}" for k in ks),
-                *(f"{100 * m['any_at'][str(k)]:.1f}" for k in ks),
-                f"{100 * m['recall_at'][str(k_main)]:.1f}",
-                f"{100 * m['mrr']:.1f}",
-                f"{100 * m['ndcg_at'][str(k_main)]:.1f}",
-                f"{m['candidates']:.0f}",
-                f"{100 * m.get('pool_all', 0.0):.1f}",
-                _ci(m.get("ci", {}).get("all_at", {}).get(str(k_main))),
-            )
-        console.print(table)
-        lat = row["latency_ms"]
-        grades = row["grades"]
-        console.print(
-            f"  EXACT@{k_main} {100 * grades['exact_at'][str(k_main)]:.1f}  "
-            f"SUPPORTED@{k_main} {100 * grades['supported_at'][str(k_main)]:.1f}  "
-            f"read path p50 {lat['read_path']['p50']:.1f} ms p95 {lat['read_path']['p95']:.1f} ms "
-            f"(neo4j p50 {lat['neo4j']['p50']:.1f} ms); query embedding p50 "
-            f"{report['embedding_ms'].get('p50', 0):.1f} ms"
-        )
-        paired = row.get("vs_shipped")
-        if paired:
-            console.print(
-                f"  vs {paired['shipped']}: ALL@{paired['k']} gained {paired['row_only']}, lost "
-                f"{paired['reference_only']} questions; McNemar p = {paired['p']:.3g}"
-                + (" (beyond noise)" if paired["beyond_noise"] else " (within noise)")
-            )
-    _print_floors(report)
 
 
 @bench.command("locomo")
@@ -312,92 +208,9 @@ def bench_locomo(
         return
     if json_path is not None:
         json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
-    _print_locomo(report)
+    print_locomo(report)
     if cv:
-        _print_cv(report["cv"])
-
-
-def _all_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The report's rows, then the shipped reference row if the run added one."""
-    return [*report["rows"], *([report["shipped"]] if "shipped" in report else [])]
-
-
-def _ci(interval: list[float] | None) -> str:
-    return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}" if interval else ""
-
-
-def _print_floors(report: dict[str, Any]) -> None:
-    """The answer-level floors, the context cost, corrected gold and the reader, for the row
-    the reader used, else the shipped configuration's, else the first."""
-    rows = report["rows"]
-    if not rows:
-        return
-    paired = next((r["vs_shipped"]["shipped"] for r in rows if "vs_shipped" in r), None)
-    named = report.get("reader", {}).get("row") or paired
-    row = next((r for r in _all_rows(report) if r["name"] == named), rows[0])
-    table = Table(title=f"answer-level floor, LoCoMo F1 / EM ({row['name']})", title_justify="left")
-    for col in (
-        "category",
-        "answer n",
-        "answer F1",
-        "answer EM",
-        "extractive n",
-        "extr. F1",
-        "extr. F1 95% CI",
-        "extr. EM",
-    ):
-        table.add_column(col, justify="right")
-    answers = row["answers"]
-    for key, label in CATEGORIES.items():
-        a, e = answers["answer"].get(key), answers["extractive"].get(key)
-        if e is None:
-            continue
-        table.add_row(
-            label,
-            str(a["n"]) if a else "0",
-            f"{100 * a['f1']:.1f}" if a else "",
-            f"{100 * a['em']:.1f}" if a else "",
-            str(e["n"]),
-            f"{100 * e['f1']:.1f}",
-            _ci(e["f1_ci"]),
-            f"{100 * e['em']:.1f}",
-        )
-    console.print(table)
-    console.print(
-        "  context cost (overall): "
-        + "; ".join(
-            f"k={c['k']}: {c['tokens']:.0f} tokens ({c['words']:.0f} words), ALL "
-            f"{100 * c['all_at']:.1f}, answer string in context {100 * c['contains_answer']:.1f}"
-            for c in row["context_cost"]
-        )
-    )
-    if "corrected" in row:
-        k = str(report["k_main"])
-        raw, fixed = row["metrics"]["all"], row["corrected"]["metrics"]["all"]
-        gold = report.get("gold", {})
-        console.print(
-            f"  corrected gold ({gold.get('evidence_corrected', 0)} evidence, "
-            f"{gold.get('answers_corrected', 0)} answers corrected, "
-            f"{gold.get('answers_left_out', 0)} answers left out): ALL@{k} raw "
-            f"{100 * raw['all_at'][k]:.1f} [{_ci(raw['ci']['all_at'][k])}], corrected "
-            f"{100 * fixed['all_at'][k]:.1f} [{_ci(fixed['ci']['all_at'][k])}]"
-        )
-    shipped = report.get("answerability", {}).get("shipped")
-    if shipped and "precision_ci" in shipped:
-        console.print(
-            f"  answerable=False vs category 5: precision {100 * shipped['precision']:.1f} "
-            f"[{_ci(shipped['precision_ci'])}], recall {100 * shipped['recall']:.1f} "
-            f"[{_ci(shipped['recall_ci'])}]"
-        )
-    reader = report.get("reader")
-    if reader:
-        overall = reader["scores"].get("all", {})
-        console.print(
-            f"  reader {reader['model']} over the top {reader['k']} of {reader['row']}: F1 "
-            f"{100 * overall.get('f1', 0):.1f} [{_ci(overall.get('f1_ci'))}], EM "
-            f"{100 * overall.get('em', 0):.1f}; answered {reader['answered']}, abstained "
-            f"{reader['abstained']}; answers citing a gold turn {100 * reader['cited_gold']:.1f}%"
-        )
+        print_cv(report["cv"])
 
 
 def _audit_file(file: Path, audit: Path | None) -> Path:
@@ -410,151 +223,6 @@ def _audit_file(file: Path, audit: Path | None) -> Path:
         if guess.is_file():
             return guess
     raise click.UsageError("--gold corrected needs --audit PATH (no audit-errors file beside FILE)")
-
-
-def _print_cv(cv: dict[str, Any]) -> None:
-    if "skipped" in cv:
-        console.print(f"LOCO-CV skipped: {cv['skipped']}")
-        return
-    crit = cv["criterion"]
-    k = crit.split("@")[1]
-    table = Table(title=f"leave-one-conversation-out ({crit})", title_justify="left")
-    for col in ("held out", "chosen on the other conversations", "train", "held-out"):
-        table.add_column(col)
-    for fold in cv["folds"]:
-        table.add_row(
-            fold["held_out"],
-            fold["chosen"],
-            f"{100 * fold['train']:.1f}",
-            f"{100 * fold['test']:.1f}",
-        )
-    console.print(table)
-    cross, ins = cv["cv"]["all"], cv["in_sample"]["metrics"]["all"]
-    console.print(
-        f"LOCO-CV R@{k} {100 * cross['recall_at'][k]:.1f} ALL@{k} {100 * cross['all_at'][k]:.1f}"
-        f" | in-sample R@{k} {100 * ins['recall_at'][k]:.1f} ALL@{k} {100 * ins['all_at'][k]:.1f}"
-        f" ({cv['in_sample']['chosen']})"
-    )
-
-
-def _print_beam(report: dict[str, Any]) -> None:
-    ks = report["ks"]
-    counts = report["counts"]
-    console.print(
-        f"BEAM {report['dir']}: {counts['chats']} chats, {counts['turns']} turns, "
-        f"{counts['bytes']:,} bytes; {counts['questions']} questions, "
-        f"{counts['with_evidence']} with evidence ids; evidence ids missing from the chats: "
-        f"{counts['missing_evidence_ids']}",
-        markup=False,
-    )
-    if report.get("other_conversations"):
-        console.print(
-            f"note: the server holds {report['other_conversations']} other conversation(s); "
-            "BM25 statistics are index-wide",
-            markup=False,
-        )
-    abilities = sorted({a for row in report["rows"] for a in row["metrics"]} - {"all"})
-    table = Table(title="evidence recall", title_justify="left")
-    table.add_column("row")
-    table.add_column("ability")
-    table.add_column("n", justify="right")
-    for k in ks:
-        table.add_column(f"ANY@{k}", justify="right")
-    for k in ks:
-        table.add_column(f"ALL@{k}", justify="right")
-    table.add_column("MRR", justify="right")
-    for row in report["rows"]:
-        for ability in ["all", *abilities]:
-            m = row["metrics"].get(ability)
-            if m is None:
-                continue
-            table.add_row(
-                row["name"],
-                "overall" if ability == "all" else ability,
-                str(m["n"]),
-                *(f"{100 * (m['any_at'][str(k)] or 0):.1f}" for k in ks),
-                *(f"{100 * (m['all_at'][str(k)] or 0):.1f}" for k in ks),
-                f"{100 * (m['mrr'] or 0):.1f}",
-            )
-    console.print(table)
-    for row in report["rows"]:
-        ku, cr = row["knowledge_update"], row["contradiction"]
-        line = (
-            f"{row['name']}: updated first {ku['updated_first']} (n {ku['n']}); "
-            f"contradiction both {cr['both']}, flagged {cr['both_flagged']} (n {cr['n']})"
-        )
-        if row.get("instructions"):
-            ins = row["instructions"]
-            line += (
-                "; instructions recall "
-                + ", ".join(
-                    f"{a} {ins[a]['recall']}"
-                    for a in ("instruction_following", "preference_following")
-                )
-                + f", per search {ins['per_search']}"
-            )
-        if row.get("abstention"):
-            ab = row["abstention"]
-            line += (
-                f"; abstention P {ab['precision']} R {ab['recall']} false {ab['false_abstention']}"
-            )
-        if row.get("read_ms"):
-            r = row["read_ms"]
-            line += f"; read p50 {r['p50']} ms p95 {r['p95']} ms (first {r['first']} ms)"
-        console.print(line, markup=False)
-    ingest, floor = report.get("ingest"), report["embedding_only"]
-    if ingest:
-        console.print(
-            f"ingest {ingest['turns_per_s']} turns/s, {ingest['bytes_per_s']:,.0f} bytes/s "
-            f"({ingest['seconds']} s); embedding only {floor['turns_per_s']} turns/s",
-            markup=False,
-        )
-
-
-@bench.command("beam")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--chat", "chats", multiple=True, help="Only these chat directories (names).")
-@click.option(
-    "--k",
-    "ks",
-    default="5,10,20",
-    show_default=True,
-    callback=lambda _c, _p, v: _ks(v),
-    help="Cut-offs.",
-)
-@click.option(
-    "--reuse",
-    is_flag=True,
-    help="Keep chats already stored with the same turns (no ingest timing) instead of "
-    "ingesting them afresh.",
-)
-@_report_options
-@click.pass_context
-def bench_beam(
-    ctx: click.Context,
-    directory: Path,
-    chats: tuple[str, ...],
-    ks: list[int],
-    reuse: bool,
-    json_path: Path | None,
-    quiet: bool,
-) -> None:
-    """Evidence recall on BEAM chats in BEAM's own layout (DIRECTORY: one chat, or a directory
-    of them such as 100K/): ANY/ALL@k and MRR per ability, knowledge update, contradictions,
-    instructions, abstention, ingest and read speed, beside plain cosine over whole turns."""
-    from kgmem.bench.beam import run_beam_bench
-
-    with memory_from(ctx) as memory, progress_bar(not quiet) as progress:
-        memory.apply_schema()
-        report = run_beam_bench(
-            memory, directory, chats=chats or None, ks=ks, reuse=reuse, progress=progress
-        )
-    if json_path is not None and str(json_path) == "-":
-        click.echo(dump_json(report))
-        return
-    if json_path is not None:
-        json_path.write_text(dump_json(report) + "\n", encoding="utf-8")
-    _print_beam(report)
 
 
 @bench.command("mab")

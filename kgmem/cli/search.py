@@ -31,87 +31,98 @@ def rank_note(hit: Hit) -> str:
     return f"score {hit.score:.3f}"
 
 
-def _print_hits(result: SearchResult, explain: bool) -> None:
-    for rank, hit in enumerate(result.hits, start=1):
+def _print_hit(rank: int, hit: Hit, result: SearchResult) -> None:
+    """One hit: its line, text, source, thread, matched passage and event time."""
+    console.print(
+        f"{rank:>2}. {hit.turn_id}  session {hit.session}"
+        f" · {hit.observed_at:%Y-%m-%d %H:%M} UTC · {hit.speaker} · {rank_note(hit)}"
+    )
+    if hit.source is not None:
+        console.print(f"    source: {hit.source}", markup=False)
+    console.print(f"    {hit.text}")
+    if result.owner is not None:
+        where = hit.conversation_id + (f" · {hit.source}" if hit.source else "")
+        console.print(f"    in {where}", markup=False)
+    if hit.passage is not None:
+        p = hit.passage
         console.print(
-            f"{rank:>2}. {hit.turn_id}  session {hit.session}"
-            f" · {hit.observed_at:%Y-%m-%d %H:%M} UTC · {hit.speaker} · {rank_note(hit)}"
-        )
-        if hit.source is not None:
-            console.print(f"    source: {hit.source}", markup=False)
-        console.print(f"    {hit.text}")
-        if result.owner is not None:
-            where = hit.conversation_id + (f" · {hit.source}" if hit.source else "")
-            console.print(f"    in {where}", markup=False)
-        if hit.passage is not None:
-            p = hit.passage
-            console.print(
-                f"    passage {p['n']} (characters {p['start']}..{p['end']} of {len(hit.text)}, "
-                f"cosine {p['cosine']:.3f}): {hit.text[p['start'] : p['end']][:160]!r}",
-                markup=False,
-            )
-        when = hit.trace.get("event_time")
-        if when:
-            console.print(
-                f"    event time: {when['start'][:10]} .. {str(when['end'])[:10]}"
-                f' ({when["granularity"]}, "{when["phrase"]}")'
-            )
-    if explain:
-        plan = result.plan
-        console.print(
-            f"plan: operators={list(plan.get('operators', []))} "
-            f"entities={[e.get('surface') for e in plan.get('entities', [])]} "
-            f"year={plan.get('named_year')} month={plan.get('named_month')}"
-            f" state={plan.get('state')} cues={list(plan.get('cues', []))}"
-        )
-        question = result.question
-        if question:
-            times = question.get("times", {})
-            console.print(
-                f"question: tokens={question.get('tokens')} speakers={question.get('speakers')}"
-                f" asker={question.get('asker')} times={times.get('phrases')}"
-                f" interval={times.get('interval')} state={question.get('state')}"
-                f" asked={question.get('asked')} operators={question.get('operators')}"
-                f" attribute={question.get('attribute')} value_type={question.get('value_type')}",
-                markup=False,
-            )
-        for rank, hit in enumerate(result.hits, start=1):
-            terms = " + ".join(f"{name} {value:.3f}" for name, value in hit.terms.items() if value)
-            console.print(
-                f"  {rank:>2}. {hit.turn_id}: {terms}  trace={dump_json(hit.trace, compact=True)}"
-            )
-        for hop in result.hops:
-            console.print(f"  hop: {dump_json(hop, compact=True)}")
-        if result.chain is not None:
-            path = " ".join(
-                f"-{h['relation']}-> {h['object_name']} [{', '.join(h['cites'])}]"
-                for h in result.chain["hops"]
-            )
-            console.print(
-                f"  chain: {result.chain['base']} {path} = {result.chain['answer']}"
-                f" (cost {result.chain['cost']:.2f})",
-                markup=False,
-            )
-        for decision in result.current:
-            console.print(
-                f"  {decision['mode']} value of {decision['key']}: {decision['winner']} "
-                f"({decision['reason']}); others {decision['superseded']}",
-                markup=False,
-            )
-        if result.answer is not None:
-            a = result.answer
-            console.print(
-                f"  answer: {a['attribute']} of {a['subject']} = {a['value']!r} "
-                f"({a['value_type']}; valid {a['valid_from']} .. {a['valid_to'] or 'now'}; "
-                f"turn {a['turn_id']}; {a['why']})",
-                markup=False,
-            )
-        detail = result.answerability
-        console.print(
-            f"answerable: {result.answerable} ({detail.get('reason', '')}; unsupported "
-            f"{result.unsupported})",
+            f"    passage {p['n']} (characters {p['start']}..{p['end']} of {len(hit.text)}, "
+            f"cosine {p['cosine']:.3f}): {hit.text[p['start'] : p['end']][:160]!r}",
             markup=False,
         )
+    when = hit.trace.get("event_time")
+    if when:
+        console.print(
+            f"    event time: {when['start'][:10]} .. {str(when['end'])[:10]}"
+            f' ({when["granularity"]}, "{when["phrase"]}")'
+        )
+
+
+def _print_explanation(result: SearchResult) -> None:
+    """``--explain``: the plan, the question as read, every hit's terms and trace, hops, the
+    chain, current values, the answer and answerability."""
+    plan = result.plan
+    console.print(
+        f"plan: operators={list(plan.get('operators', []))} "
+        f"entities={[e.get('surface') for e in plan.get('entities', [])]} "
+        f"year={plan.get('named_year')} month={plan.get('named_month')}"
+        f" state={plan.get('state')} cues={list(plan.get('cues', []))}"
+    )
+    question = result.question
+    if question:
+        times = question.get("times", {})
+        console.print(
+            f"question: tokens={question.get('tokens')} speakers={question.get('speakers')}"
+            f" asker={question.get('asker')} times={times.get('phrases')}"
+            f" interval={times.get('interval')} state={question.get('state')}"
+            f" asked={question.get('asked')} operators={question.get('operators')}"
+            f" attribute={question.get('attribute')} value_type={question.get('value_type')}",
+            markup=False,
+        )
+    for rank, hit in enumerate(result.hits, start=1):
+        terms = " + ".join(f"{name} {value:.3f}" for name, value in hit.terms.items() if value)
+        console.print(
+            f"  {rank:>2}. {hit.turn_id}: {terms}  trace={dump_json(hit.trace, compact=True)}"
+        )
+    for hop in result.hops:
+        console.print(f"  hop: {dump_json(hop, compact=True)}")
+    if result.chain is not None:
+        path = " ".join(
+            f"-{h['relation']}-> {h['object_name']} [{', '.join(h['cites'])}]"
+            for h in result.chain["hops"]
+        )
+        console.print(
+            f"  chain: {result.chain['base']} {path} = {result.chain['answer']}"
+            f" (cost {result.chain['cost']:.2f})",
+            markup=False,
+        )
+    for decision in result.current:
+        console.print(
+            f"  {decision['mode']} value of {decision['key']}: {decision['winner']} "
+            f"({decision['reason']}); others {decision['superseded']}",
+            markup=False,
+        )
+    if result.answer is not None:
+        a = result.answer
+        console.print(
+            f"  answer: {a['attribute']} of {a['subject']} = {a['value']!r} "
+            f"({a['value_type']}; valid {a['valid_from']} .. {a['valid_to'] or 'now'}; "
+            f"turn {a['turn_id']}; {a['why']})",
+            markup=False,
+        )
+    detail = result.answerability
+    console.print(
+        f"answerable: {result.answerable} ({detail.get('reason', '')}; unsupported "
+        f"{result.unsupported})",
+        markup=False,
+    )
+
+
+def _print_hits(result: SearchResult, explain: bool) -> None:
+    for rank, hit in enumerate(result.hits, start=1):
+        _print_hit(rank, hit, result)
+    if explain:
+        _print_explanation(result)
     console.print(
         f"{result.candidates} candidates; embed {result.timings_ms.get('embed', 0):.1f} ms, "
         f"read path {result.timings_ms.get('read_path', 0):.1f} ms "

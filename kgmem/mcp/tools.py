@@ -17,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
+from kgmem.cursors import CursorCodec
 from kgmem.errors import ConversationNotFound, KgmemError
 from kgmem.mcp.models import (
     CITE,
@@ -32,7 +33,7 @@ from kgmem.mcp.models import (
     TurnOut,
     TurnsOutput,
 )
-from kgmem.steer import MAX_K, CursorCodec, Options, Page, parse_when, steered_search
+from kgmem.steer import MAX_K, Options, Page, parse_when, steered_search
 from kgmem.turns import conversation_of
 
 __all__ = ["MAX_WINDOW", "AwaitableMemory", "Tools", "default_thread"]

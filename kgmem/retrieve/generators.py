@@ -298,10 +298,9 @@ def linked_read_parameters(
     Every value whose type or size varies between questions (the scope and filters, the BM25
     query, the id lists, the window and ``as_of``, which may be None) travels inside ONE map,
     ``q``; the others (`LINKED_READ_SCALARS`) are integers, floats and the embedding. Neo4j
-    keys its plan cache on each parameter's type and, for a string or a list, on its size
-    bucket (0, 1, <= 10, <= 100, ...), and a map has one type whatever it holds: so every
-    question of one embedding size shares one compiled plan (as separate parameters, the
-    LoCoMo dev questions compiled about a dozen plans after each server start, 0.3-0.6 s each).
+    keys its plan cache on each parameter's type and a string's or list's size bucket; a map
+    has one type whatever it holds, so every question of one embedding size shares one plan
+    (as separate parameters: about a dozen plans after each server start, 0.3-0.6 s each).
 
     Args:
         params: ``conversation_id`` and ``embedding`` (the question's, ``(dim,)`` as a list).
@@ -309,8 +308,7 @@ def linked_read_parameters(
             feed the entity and window generators.
         cfg: which generators are switched on (a generator off has budget 0) and the weights.
         scope: the conversations searched and the filters (`ReadScope`).
-        speakers: the conversation's speakers; they are never entity seeds (they link
-            everything).
+        speakers: the conversation's speakers (never entity seeds: `_entity_seeds`).
         current_entity_ids: entities whose keyed facts current-value resolution needs (empty
             when the plan has no ``current_value`` operator).
         as_of: turns observed after this moment (timezone-aware) are invisible; None = all.
@@ -326,14 +324,9 @@ def linked_read_parameters(
     """
 
     def k(name: str) -> int:
-        if name not in cfg.generators:
-            return 0
-        return depth if depth is not None else qplan.budgets.get(name, cfg.pools.get(name, 0))
+        return _budget(name, qplan, cfg, depth)
 
-    spoken = {s.casefold() for s in speakers}
-    entity_ids = [
-        e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"
-    ]
+    entity_ids = _entity_seeds(qplan, speakers)
     window = qplan.time_range if k("window") else None
     ft_query, k_fulltext, ft_limit = _fulltext(qplan, cfg, scope, k("fulltext"))
     allowed = set(scope.bounds.speakers)
@@ -367,6 +360,21 @@ def linked_read_parameters(
     out: dict[str, Any] = {n: v for n, v in flat.items() if n in LINKED_READ_SCALARS}
     out["q"] = {n: v for n, v in flat.items() if n not in LINKED_READ_SCALARS}
     return out
+
+
+def _budget(name: str, qplan: QueryPlan, cfg: EngineConfig, depth: int | None) -> int:
+    """A generator's pool size: 0 when it is off, ``depth`` for whole lists, else the plan's
+    budget (the configured pool by default)."""
+    if name not in cfg.generators:
+        return 0
+    return depth if depth is not None else qplan.budgets.get(name, cfg.pools.get(name, 0))
+
+
+def _entity_seeds(qplan: QueryPlan, speakers: Sequence[str]) -> list[str]:
+    """The plan's entity ids that seed the entity generator: no speaker (they link
+    everything) and no date."""
+    spoken = {s.casefold() for s in speakers}
+    return [e.id for e in qplan.entities if e.surface.casefold() not in spoken and e.type != "date"]
 
 
 def _fulltext(

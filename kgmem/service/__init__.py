@@ -21,11 +21,11 @@ import logging
 
 from kgmem.api import Memory
 from kgmem.config import Settings
+from kgmem.cursors import CursorCodec
 from kgmem.errors import ConfigError
 from kgmem.mcp.auth import is_loopback
 from kgmem.service.access import Grant, TokenTable, hash_token, new_token
 from kgmem.service.app import REQUEST_ID, build_app
-from kgmem.steer import CursorCodec
 
 __all__ = [
     "REQUEST_ID",

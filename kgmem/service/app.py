@@ -19,6 +19,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgmem.api import Memory
+from kgmem.cursors import CursorCodec
 from kgmem.errors import (
     ConversationNotFound,
     DocumentRejected,
@@ -47,7 +48,7 @@ from kgmem.service.models import (
     SearchOut,
     SearchQuery,
 )
-from kgmem.steer import CursorCodec, Options, parse_when, steered_search
+from kgmem.steer import Options, parse_when, steered_search
 
 __all__ = ["REQUEST_ID", "build_app"]
 
