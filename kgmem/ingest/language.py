@@ -37,6 +37,7 @@ __all__ = [
     "count_languages",
     "language_of",
     "note_languages",
+    "note_report",
     "prose_of",
 ]
 
@@ -120,6 +121,13 @@ def count_languages(report: IngestReport, rows: Sequence[Mapping[str, Any]]) -> 
 #: share of a write's classified turns in other languages than English from which the
 #: conversation is said to be in them (one odd turn, a quoted phrase, is not)
 WARN_SHARE = 0.1
+
+
+def note_report(conversation_id: str, report: IngestReport) -> None:
+    """`note_languages` for the turns one ingest wrote (its ``languages`` counts)."""
+    note_languages(
+        conversation_id, [lang for lang, n in report.languages.items() for _ in range(n)]
+    )
 
 
 def note_languages(conversation_id: str, languages: list[str | None]) -> None:

@@ -41,7 +41,7 @@ from typing import Any
 
 from kgmem.ingest.append import AppendHook, NewTurn, allocate_turns
 from kgmem.ingest.events import group_events
-from kgmem.ingest.language import count_languages, note_languages
+from kgmem.ingest.language import count_languages, note_report
 from kgmem.ingest.own_facts import NOT_THE_USER, own_facts
 from kgmem.ingest.passages import embed_turn_texts
 from kgmem.ingest.report import FactSources, IngestReport, Progress
@@ -156,6 +156,7 @@ class Ingestor(RequestSteps):
                 progress("turns", len(unit.turns), len(todo_turns))
                 progress("facts", len(unit.facts), len(todo_facts))
         lap("facts")
+        note_report(cid, report)
         report.turns_written = len(todo_turns)
         report.facts_total = len(records)
         report.facts_written = len(todo_facts)
@@ -255,7 +256,7 @@ class Ingestor(RequestSteps):
             return report
 
         report = self.store.transaction(work)
-        note_languages(cid, list(report.languages))
+        note_report(cid, report)
         if asked or withheld.outcomes:
             rows = self.store.read("read/conversation_turns", conversation_id=cid)
             stored = [turn_from_row(cid, row) for row in rows]

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kgmem.ingest.language import language_of, note_languages
+from kgmem.ingest.language import language_of
 from kgmem.models import EntityRecord, EventRecord, FactRecord, SessionRecord, TurnRecord
 from kgmem.store import Store, Transaction
 from kgmem.store.tenant import entity_scope, tenant_token
@@ -253,7 +253,6 @@ class GraphWriter:
 
         if unit:
             self.store.transaction(work)
-            note_languages(conversation_id, [row.get("language") for row in unit.turns])
 
 
 class BulkWriter:

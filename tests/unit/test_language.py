@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from kgmem.ingest.language import language_of, note_languages, prose_of
+from kgmem.ingest.language import language_of, note_languages, note_report, prose_of
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,14 @@ def test_one_odd_turn_does_not_make_a_conversation_foreign(
     with caplog.at_level(logging.WARNING, logger="kgmem.ingest.language"):
         note_languages("lang-unit-c", ["en"] * 30 + ["it"])
     assert not caplog.records
+
+
+def test_an_ingest_is_judged_by_its_counts(caplog: pytest.LogCaptureFixture) -> None:
+    from kgmem.ingest.report import IngestReport
+
+    quiet = IngestReport(conversation_id="lang-unit-d", languages={"en": 30, "it": 1})
+    loud = IngestReport(conversation_id="lang-unit-e", languages={"th": 3, "en": 1})
+    with caplog.at_level(logging.WARNING, logger="kgmem.ingest.language"):
+        note_report("lang-unit-d", quiet)
+        note_report("lang-unit-e", loud)
+    assert [r.getMessage().split("'")[1] for r in caplog.records] == ["lang-unit-e"]
