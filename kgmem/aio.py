@@ -128,6 +128,7 @@ class AsyncMemory:
         roles: Mapping[str, str] | None = None,
         requests: bool | None = None,
         owner: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> IngestReport:
         """See `Memory.add_turns`."""
         return await self._run(
@@ -139,6 +140,7 @@ class AsyncMemory:
             roles=roles,
             requests=requests,
             owner=owner,
+            metadata=metadata,
         )
 
     async def add_document(

@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +28,8 @@ from kgmem.ingest.pipeline import Progress as Progress
 from kgmem.memory_facts import MemoryFacts
 from kgmem.memory_forgetting import MemoryForgetting
 from kgmem.memory_writes import MemoryWrites
+from kgmem.metadata import check_where
+from kgmem.metadata_search import attach_metadata, filtered_search
 from kgmem.models import ConversationRecord as ConversationRecord
 from kgmem.retrieve.chain import ChainResult as ChainResult
 from kgmem.retrieve.config import EngineConfig
@@ -112,6 +114,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
         between: Sequence[datetime | None] | None = None,
         sources: Sequence[str] | str | None = None,
         conversations: Sequence[str] | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
@@ -140,40 +143,41 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
             sources: only turns of these source kinds: ``chat``, ``document``, ``facts``.
             conversations: with ``owner``: only these of the owner's conversations, still in
                 one read (the LangGraph store searches a namespace prefix this way).
+            where: only turns whose metadata passes this filter (`kgmem.metadata.check_where`:
+                ``{key: value}``, ``{key: [values]}``, ``{key: {"gte": 3, "lt": 5}}``; all keys
+                must hold). Declared keys (``Settings.metadata_filter_keys``) filter inside the
+                vector index; others the best ``Settings.metadata_pool`` hits, and
+                ``notes`` says so (`kgmem.metadata_search`, docs/metadata.md).
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
-            terms, trace), the plan, candidates examined, timings in ms, current/past value
-            decisions and the answerability signal (``answerable``, ``unsupported``).
+            terms, trace, metadata), the plan, candidates examined, timings in ms,
+            current/past value decisions, the answerability signal (``answerable``,
+            ``unsupported``) and ``notes``.
 
         Raises:
             MalformedInput: ``query`` is not a string, is longer than `MAX_QUERY_CHARS`, or is
                 not valid Unicode; neither a conversation nor an owner; a bad filter
-                (`kgmem.retrieve.scope.SearchFilters.of`).
+                (`kgmem.retrieve.scope.SearchFilters.of`, `kgmem.metadata.check_where`).
             ConversationNotFound: the conversation holds no turns, or belongs to another
                 owner than ``owner`` (`kgmem.errors.OwnerNotFound`: the owner holds none).
             IndexNotOnline: on this memory's first search, a search index is still populating
                 after `kgmem.store.schema.INDEX_WAIT_S` (or failed).
         """
         check_query(query, conversation_id)
-        filters = SearchFilters.of(
-            speakers=speakers,
-            sessions=sessions,
-            between=between,
-            sources=sources,
-            conversations=conversations,
-        )
+        given: dict[str, Any] = {"speakers": speakers, "sessions": sessions, "between": between}
+        given |= {"sources": sources, "conversations": conversations}
+        filters = SearchFilters.of(**given)
+        conditions = check_where(where) if where is not None else None
         Scope(conversation_id=conversation_id, owner=owner)  # checked before any read
+        asked: dict[str, Any] = {"as_of": as_of, "asked_by": asked_by, "owner": owner}
+        if conditions is not None:
+            search = {"config": config, **asked, **given}
+            return filtered_search(self, query, conversation_id, k, conditions, filters, search)
         self._await_indexes()
-        return self.engine(config).search(
-            query,
-            conversation_id,
-            k,
-            as_of=as_of,
-            asked_by=asked_by,
-            owner=owner,
-            filters=filters,
-        )
+        result = self.engine(config).search(query, conversation_id, k, filters=filters, **asked)
+        attach_metadata(self.store, result.hits)
+        return result
 
     def warm(self) -> dict[str, Any]:
         """Get ready to answer at once, for a service to call at start-up: wait for the search

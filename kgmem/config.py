@@ -100,6 +100,16 @@ class Settings(BaseSettings):
     ``german``, ``standard-no-stop-words``, ...). Changing it on a store that has the indexes
     makes `kgmem schema apply` refuse until ``--rebuild`` (docs/languages.md)."""
 
+    # --- turn metadata (kgmem.metadata, docs/metadata.md) --------------------------------------
+    metadata_filter_keys: list[str] = Field(default_factory=list)
+    """Metadata keys that are filter properties of the turn vector index (a JSON list in the
+    variable, e.g. ``["project", "importance"]``), so a ``where`` filter on them runs inside
+    the index; applied by `kgmem schema apply` (changing the list on a store that has the index
+    makes it refuse until ``--rebuild``)."""
+    metadata_pool: int = Field(default=200, ge=1, le=2000)
+    """Hits a search ranks before filtering them by metadata keys that are not declared
+    (``metadata_filter_keys``); turns ranked below it are missed, and the result says so."""
+
     # --- write path -------------------------------------------------------------------------
     write_batch_size: int = 500
     """Turns per write transaction of an ingest (each batch commits with its facts and links)."""

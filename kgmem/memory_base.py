@@ -57,7 +57,12 @@ class MemoryBase:
             SchemaMismatch: a vector index of another dimension exists.
             SchemaOutdated: a search index of an older layout exists (`rebuild_schema` fixes it).
         """
-        names = apply_schema(self.store, self.embedder.dimension, self.settings.fulltext_analyzer)
+        names = apply_schema(
+            self.store,
+            self.embedder.dimension,
+            self.settings.fulltext_analyzer,
+            self.settings.metadata_filter_keys,
+        )
         self._schema_ready = True
         self._indexes_online = True  # apply_schema waits until they are online
         return names
@@ -84,7 +89,10 @@ class MemoryBase:
         (`kgmem.ingest.threads.share_entities`); returns the indexes rebuilt, and
         ``owner_entities`` when entities were moved."""
         rebuilt = rebuild_search_indexes(
-            self.store, self.embedder.dimension, self.settings.fulltext_analyzer
+            self.store,
+            self.embedder.dimension,
+            self.settings.fulltext_analyzer,
+            self.settings.metadata_filter_keys,
         )
         if share_entities(self.store)["conversations"]:
             rebuilt.append("owner_entities")

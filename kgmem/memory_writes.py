@@ -13,6 +13,7 @@ from kgmem.ids import checks_ids
 from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
 from kgmem.ingest.pipeline import AppendHook, FactSources, IngestReport, NewTurn, Progress
 from kgmem.memory_base import MemoryBase
+from kgmem.metadata import check_metadata, merge_metadata
 from kgmem.models import SOURCE_KINDS, ConversationRecord
 from kgmem.retrieve.scope import check_owner
 from kgmem.retrieve.warm import WARM_QUESTION, warm_read_path
@@ -115,6 +116,7 @@ class MemoryWrites(MemoryBase):
         roles: Mapping[str, str] | None = None,
         requests: bool | None = None,
         owner: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> IngestReport:
         """Append turns to a live conversation (creating it if new).
 
@@ -144,6 +146,10 @@ class MemoryWrites(MemoryBase):
                 ``owner=`` ranks all of an owner's conversations together. Set on the first
                 write that names one (a conversation written without an owner gets it then, on
                 all its turns); None keeps the stored owner. A conversation has one owner.
+            metadata: flat key/value pairs stored with every turn of the call (a project, a
+                source, an importance, a date); a turn's own ``metadata`` mapping adds keys
+                and wins on a shared key. Returned with hits (`kgmem.models.Hit.metadata`) and
+                filterable with `search` ``where=`` (`kgmem.metadata`, docs/metadata.md).
 
         Returns:
             what was written; ``turn_ids`` are the stored ids in order. Turns whose id the
@@ -153,7 +159,8 @@ class MemoryWrites(MemoryBase):
         Raises:
             MalformedInput: a turn without speaker/text, a naive datetime, a ``:`` in the
                 conversation id, an unknown ``source_kind``, an empty owner or one other than
-                the conversation's (nothing is written).
+                the conversation's, metadata that `kgmem.metadata.check_metadata` refuses
+                (naming the key; nothing is written).
         """
         return self._add_turns(
             conversation_id,
@@ -163,6 +170,7 @@ class MemoryWrites(MemoryBase):
             roles=roles,
             requests=requests,
             owner=owner,
+            metadata=metadata,
         )
 
     def _add_turns(
@@ -176,6 +184,7 @@ class MemoryWrites(MemoryBase):
         requests: bool | None = None,
         hook: AppendHook | None = None,
         owner: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> IngestReport:
         """`add_turns` with an `AppendHook` run inside the append's locked transaction (the
         LangGraph store allocates item versions there)."""
@@ -184,6 +193,7 @@ class MemoryWrites(MemoryBase):
             check_owner(owner)
         mapping = check_roles(roles)
         default_time = observed_at or datetime.now(UTC)
+        shared = check_metadata(metadata)
         fresh: list[NewTurn] = []
         for offset, raw in enumerate(turns):
             if not isinstance(raw, Mapping):
@@ -227,6 +237,7 @@ class MemoryWrites(MemoryBase):
                     role=role_of(checked.speaker, mapping),
                     source=source,
                     source_kind=kind,
+                    metadata=_turn_metadata(conversation_id, offset, shared, raw.get("metadata")),
                 )
             )
         self._ensure_schema()
@@ -305,3 +316,23 @@ class MemoryWrites(MemoryBase):
         if report.written or report.removed:
             report.bookmarks = self.store.bookmarks()
         return report
+
+
+def _turn_metadata(
+    conversation_id: str, offset: int, shared: Mapping[str, Any], own: object
+) -> dict[str, Any] | None:
+    """A turn's metadata: the call's, with the turn's own keys winning (`kgmem.metadata`).
+
+    Raises:
+        MalformedInput: as `kgmem.metadata.check_metadata`, naming ``turns[offset].metadata``.
+    """
+    try:
+        merged = merge_metadata(shared, own)
+    except MalformedInput as exc:
+        raise MalformedInput(
+            exc.reason,
+            conversation_id=conversation_id,
+            turn=f"#{offset}",
+            argument=f"turns[{offset}].{exc.argument or 'metadata'}",
+        ) from None
+    return merged or None

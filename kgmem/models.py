@@ -77,6 +77,8 @@ class TurnRecord(_Record):
             of a fact list); the ``sources`` filter of a search matches it.
         document: a document chunk's document key (its resolved path, or the ``source`` given
             to `kgmem.api.Memory.add_document`); None for other turns.
+        metadata: the caller's own flat key/value pairs (`kgmem.metadata`: strings, numbers,
+            booleans, dates); None for none. Stored as ``meta_<key>`` properties.
     """
 
     id: str
@@ -92,6 +94,7 @@ class TurnRecord(_Record):
     source: str | None = None
     source_kind: SourceKind = "chat"
     document: str | None = None
+    metadata: dict[str, Any] | None = None
 
     _check_tz = field_validator("observed_at")(_aware)
 
@@ -254,6 +257,8 @@ class Hit(BaseModel):
             `kgmem.ingest.passages`), the passage that matched best: ``{"n", "start", "end",
             "cosine"}`` with ``text[start:end]`` its text; its cosine is the turn's ``cosine``
             term. None for a turn that is one passage.
+        metadata: the turn's metadata (`kgmem.metadata`; ``{}`` for none): strings, numbers,
+            booleans, `datetime.date` and UTC datetimes.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -269,3 +274,4 @@ class Hit(BaseModel):
     terms: dict[str, float] = Field(default_factory=dict)
     trace: dict[str, Any] = Field(default_factory=dict)
     passage: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)

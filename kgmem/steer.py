@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ from kgmem.api import check_query
 from kgmem.cursors import CursorCodec, digest
 from kgmem.errors import ConversationNotFound, InvalidCursor, MalformedInput, OwnerNotFound
 from kgmem.ids import check_id
+from kgmem.metadata_search import keep_matching, where_binding
 from kgmem.models import Hit
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ class Options:
         session: only turns of this session number (>= 1).
         max_tokens: trim the page to this many tokens of hit text, counted with the
             embedder's tokenizer (1-`MAX_TOKENS`).
+        where: only turns whose metadata passes this filter (`kgmem.metadata.check_where`).
     """
 
     k: int = DEFAULT_K
@@ -129,6 +131,7 @@ class Options:
     until: datetime | None = None
     session: int | None = None
     max_tokens: int | None = None
+    where: Mapping[str, Any] | None = None
 
     def check(self) -> Options:
         """``self`` if every option is in range.
@@ -170,6 +173,7 @@ class Options:
             not isinstance(self.cursor, str) or len(self.cursor) > 8192
         ):
             raise InvalidCursor("the cursor is not one this service issued", reason="forged")
+        where_binding(self.where)
         return self
 
     def binding(self) -> dict[str, Any]:
@@ -181,6 +185,7 @@ class Options:
             "since": self.since.isoformat() if self.since else None,
             "until": self.until.isoformat() if self.until else None,
             "session": self.session,
+            "where": where_binding(self.where),
         }
 
 
@@ -203,6 +208,7 @@ class PageHit:
     passage: dict[str, int] | None = None
     """For a long turn, the passage that matched best: ``{"start", "end"}``, character offsets
     into ``text`` (`kgmem.models.Hit.passage`); None for a turn that is one passage."""
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -298,6 +304,7 @@ def steered_search(
         page.answerable = result.answerable
         page.unsupported = list(result.unsupported)
         page.answer = result.answer if not seen else None
+        page.notes += result.notes
     seen_set = set(seen)
     fresh = [h for h in hits if _short(h.turn_id) not in seen_set]
     more = len(fresh) > options.k
@@ -430,6 +437,7 @@ def _rank(
             speakers=speakers,
             sessions=options.session,
             between=between,
+            where=options.where,
         )
         return list(result.hits), result
     rows = memory.store.read(
@@ -476,7 +484,7 @@ def _rank(
             )
         )
     hits.sort(key=lambda h: -h.score)
-    return hits[:depth], None
+    return keep_matching(memory.store, hits, options.where)[:depth], None
 
 
 #: one reason per score term or generator, strongest first in `why`
@@ -553,6 +561,7 @@ def _page_hits(memory: Memory, hits: Sequence[Hit], cids: list[str]) -> list[Pag
                     if h.passage
                     else None
                 ),
+                metadata=h.metadata,
             )
         )
     return out

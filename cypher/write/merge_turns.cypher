@@ -14,7 +14,10 @@
 // (kgmem.ingest.passages; empty for a turn that is one passage): the turn's earlier passages
 // are deleted and these written, each (:Passage {id, conversation_id, n, start, end,
 // embedding})-[:OF]->(t), so a rewritten turn never keeps a stale passage.
-// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, language, embedding, passages: [{id, n, start, end, embedding}]}]
+// `meta` holds the caller's metadata (kgmem.metadata), one `meta_<key>` property per key, from
+// the parameter map (a key never becomes Cypher text here); {} adds nothing, so a turn written
+// again (facts derived anew) keeps its metadata.
+// $rows: [{id, conversation_id, tk, session, session_id, index, dia_id, speaker, text, observed_at, role, request, source, source_kind, document, language, meta, embedding, passages: [{id, n, start, end, embedding}]}]
 // The MERGE key includes conversation_id (the unique constraint is on id alone): an id that
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
@@ -34,7 +37,8 @@ SET t.tk = row.tk + coalesce(' ' + owned.owner_tk, ''),
     t.role = row.role,
     t.request = row.request,
     t.document = row.document,
-    t.language = row.language
+    t.language = row.language,
+    t += row.meta
 WITH t, row
 CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
 WITH t, row

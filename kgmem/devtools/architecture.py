@@ -34,10 +34,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
             "kgmem.embed_onnx",
             "kgmem.time",
             "kgmem.roles",
+            "kgmem.metadata",
         ),
         "Settings, the typed error tree, the pydantic records that cross module boundaries, "
         "the id rules and the one place a turn record is validated (`turns`), the speaker "
-        "roles (`roles`: user, assistant, system, tool; and a document's chunks), the relation "
+        "roles (`roles`: user, assistant, system, tool; and a document's chunks), the rules of "
+        "turn metadata (`metadata`: keys, values, filters), the relation "
         "lexicon (`lexicon`, a data file), the sentence embedder shared by both paths, and the "
         "one grammar of time. Imports nothing of kgmem above it.",
     ),

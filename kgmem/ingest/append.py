@@ -26,7 +26,7 @@ class NewTurn:
         id: the caller's local id, or None for a default ``t<index>``.
         session: session number, or None for the conversation's last session (1 if new).
         role / request: as on `kgmem.models.TurnRecord`.
-        source / source_kind / document: see `kgmem.models.TurnRecord`.
+        source / source_kind / document / metadata: see `kgmem.models.TurnRecord`.
     """
 
     speaker: str
@@ -39,6 +39,7 @@ class NewTurn:
     source: str | None = None
     source_kind: SourceKind = "chat"
     document: str | None = None
+    metadata: Mapping[str, Any] | None = None
 
 
 class AppendHook(Protocol):
@@ -109,6 +110,7 @@ def allocate_turns(
                 source=turn.source,
                 source_kind=turn.source_kind,
                 document=turn.document,
+                metadata=dict(turn.metadata) if turn.metadata else None,
             )
         )
     return out

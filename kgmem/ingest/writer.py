@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgmem.ingest.language import language_of
+from kgmem.metadata import stored
 from kgmem.models import EntityRecord, EventRecord, FactRecord, SessionRecord, TurnRecord
 from kgmem.store import Store, Transaction
 from kgmem.store.tenant import entity_scope, tenant_token
@@ -95,6 +96,7 @@ def turn_rows(turns: Sequence[TurnRecord], embeddings: Vectors | Sequence[Any]) 
             "source_kind": t.source_kind,
             "document": t.document,
             "language": language_of(t.text),
+            "meta": stored(t.metadata) if t.metadata else {},
             "embedding": _vector(getattr(vector, "vector", vector)),
             "passages": _passage_rows(t.id, vector),
         }

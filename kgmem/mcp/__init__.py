@@ -10,16 +10,18 @@ a one-parameter search tool to a nine-parameter one cost an agent 0.09 F1 in a p
 memory-tool study (cited in the kgmem issue that specified this server):
 
 - ``search_memory(query, k?, cursor?, exact?, speaker?, since?, until?, session?,
-  max_tokens?)``: the turns that bear on ``query``, best first, one page at a time, each with
-  why it matched (`kgmem.steer`: pages, exact phrases, names in any case, a token budget);
+  max_tokens?, where?)``: the turns that bear on ``query``, best first, one page at a time,
+  each with why it matched and its metadata (`kgmem.steer`: pages, exact phrases, names in any
+  case, a token budget, a metadata filter, `kgmem.metadata`);
 - ``timeline()``: sessions and documents with their dates and turn counts (the agent's map);
 - ``read_turns(turn_id, window)``: a turn with its neighbours along ``NEXT`` (context);
 - ``current_value(entity, relation)``: the latest value of a single-valued relation
   (decided in code by supersession, never by the model);
 - ``profile(entity)``: every current attribute value of a person or thing, each with the
   turns that say it (`kgmem.api.Memory.profile`);
-- ``remember(text, speaker)``: append a turn through the full write path (embedding, facts,
-  entities, dates, supersession); works on a conversation that holds nothing yet;
+- ``remember(text, speaker, metadata?)``: append a turn through the full write path
+  (embedding, facts, entities, dates, supersession), with optional metadata; works on a
+  conversation that holds nothing yet;
 - ``forget_turns(turn_ids)`` and ``forget_about(description)``: turn-level forgetting,
   registered only when the `Memory` has ``forget_turns``.
 

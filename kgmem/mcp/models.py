@@ -39,6 +39,8 @@ class TurnOut(BaseModel):
         why: one line saying why a search hit is here (search only).
         event_date: the day the turn's text dates what it tells (``YYYY-MM-DD``: "yesterday"
             said on 8 May is 7 May), when it names one (search only).
+        metadata: the turn's own key/value pairs (`kgmem.metadata`; dates as ``YYYY-MM-DD``;
+            search only).
     """
 
     turn_id: str
@@ -54,6 +56,7 @@ class TurnOut(BaseModel):
     passage: dict[str, int] | None = None
     why: str | None = None
     event_date: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class SearchOutput(BaseModel):

@@ -190,6 +190,7 @@ class Tools:
         until: str | None = None,
         session: int | None = None,
         max_tokens: int | None = None,
+        where: dict[str, Any] | None = None,
     ) -> SearchOutput:
         """Search memory: the turns that bear on `query`, best first, each with its turn_id,
         date, speaker, text and why it matched, and whether memory supports the question at
@@ -199,7 +200,9 @@ class Tools:
         (order numbers, error messages, names in code); `speaker`: only that speaker's turns
         (any case or accents); `since` / `until`: only turns said in that range (YYYY-MM-DD,
         inclusive); `session`: only that session number; `max_tokens`: trim the page to that
-        many tokens of text."""
+        many tokens of text; `where`: only turns whose metadata passes, e.g.
+        {"project": "billing", "importance": {"gte": 3}} (equality, a list for any of,
+        gt/gte/lt/lte on numbers and YYYY-MM-DD dates)."""
         try:
             options = Options(
                 k=min(self.k, MAX_K) if k is None else k,
@@ -210,6 +213,7 @@ class Tools:
                 until=parse_when(until or None, "until", end=True),
                 session=session,
                 max_tokens=max_tokens,
+                where=where or None,
             )
             cid = None if self.by_owner else self.write_to
             page = await self.mem.steer(
@@ -235,6 +239,7 @@ class Tools:
                 why=h.why,
                 event_date=h.event_date,
                 passage=h.passage,
+                metadata=h.metadata or None,
             )
             for h in page.hits
         ]
@@ -343,9 +348,13 @@ class Tools:
             conversation_id=self.label, entity=entity, found=bool(values), values=values
         )
 
-    async def remember(self, text: str, speaker: str | None = None) -> RememberOutput:
+    async def remember(
+        self, text: str, speaker: str | None = None, metadata: dict[str, Any] | None = None
+    ) -> RememberOutput:
         """Remember something: store `text` as a new turn said by `speaker` (default: the user).
-        Write one self-contained sentence (who, what, when). Returns the new turn_id."""
+        Write one self-contained sentence (who, what, when). `metadata`: optional flat
+        key/value pairs to keep with it and filter on later (strings, numbers, booleans,
+        YYYY-MM-DD dates). Returns the new turn_id."""
         who = (speaker or "").strip() or self.default_speaker
         local = f"m{uuid.uuid4().hex[:12]}"
         when = datetime.now(UTC)
@@ -358,6 +367,7 @@ class Tools:
                 observed_at=when,
                 requests=False,  # remembering never deletes: forget_about does, explicitly
                 owner=self.owner,
+                metadata=metadata or None,
             )
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc

@@ -69,7 +69,10 @@ class SearchResult(BaseModel):
         conversation_id: the conversation searched ('' for an owner search: each hit names
             its own ``conversation_id``).
         owner: the owner whose conversations were searched, if the search named one.
-        filters: the search filters that were set (`kgmem.retrieve.scope.SearchFilters`).
+        filters: the search filters that were set (`kgmem.retrieve.scope.SearchFilters`;
+            a metadata filter as ``where``: ``{key: {op: value}}``).
+        notes: what the caller should know about how the hits were found (a metadata filter:
+            inside the vector index, or over a widened pool; `kgmem.metadata_search`).
     """
 
     query: str
@@ -91,6 +94,7 @@ class SearchResult(BaseModel):
     answer: dict[str, Any] | None = None
     owner: str | None = None
     filters: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,17 @@ def build_app(
     app.state.tokens = tokens
     app.state.lookup = lookup
 
+    _request_ids(app)
+    _error_handlers(app)
+    _health_route(app, memory)
+    _write_routes(app, memory)
+    _read_routes(app, memory, codec)
+    return app
+
+
+def _request_ids(app: FastAPI) -> None:
+    """Give every request an id (``X-Request-ID`` if usable) that its log lines name."""
+
     @app.middleware("http")
     async def request_ids(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -180,6 +191,10 @@ def build_app(
         response.headers["X-Request-ID"] = REQUEST_ID.get()
         REQUEST_ID.reset(token)
         return response
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every error as an `ErrorOut` body with its status (`status_of`)."""
 
     @app.exception_handler(KgmemError)
     async def kgmem_error(request: Request, exc: KgmemError) -> JSONResponse:
@@ -221,7 +236,10 @@ def build_app(
         log.exception("request_id=%s unexpected error", REQUEST_ID.get())
         return _error(500, "InternalError", "unexpected error; see the server log")
 
-    # --- health ---------------------------------------------------------------------------
+
+def _health_route(app: FastAPI, memory: Memory) -> None:
+    """``GET /health``."""
+
     @app.get("/health", response_model=Health, responses={503: {"model": Health}}, tags=["service"])
     def health() -> Any:
         """``ok`` when Neo4j answers ``RETURN 1`` with the configured credentials; 503 when it
@@ -233,7 +251,10 @@ def build_app(
             return JSONResponse({"status": "unavailable", "neo4j": "unavailable"}, 503)
         return Health(status="ok", neo4j="ok")
 
-    # --- writes ---------------------------------------------------------------------------
+
+def _write_routes(app: FastAPI, memory: Memory) -> None:
+    """``POST /turns``, ``/documents``, ``/forget/turns``, ``/forget/about``."""
+
     @app.post("/turns", response_model=IngestOut, responses=_ERRORS, tags=["write"])
     def add_turns(body: AddTurns, access: Access) -> Any:
         """Append turns to a conversation (created if new; `Memory.add_turns`). An owner
@@ -248,6 +269,7 @@ def build_app(
             roles=body.roles,
             requests=body.requests,
             owner=owner,
+            metadata=body.metadata,
         )
         return IngestOut(**{k: getattr(report, k) for k in IngestOut.model_fields})
 
@@ -273,7 +295,10 @@ def build_app(
         access.conversation(body.conversation_id)
         return memory.forget_about(body.conversation_id, body.description)
 
-    # --- reads ----------------------------------------------------------------------------
+
+def _read_routes(app: FastAPI, memory: Memory, codec: CursorCodec) -> None:
+    """``POST /search``, ``/current``, ``/history``, ``/profile``, ``/timeline``."""
+
     @app.post("/search", response_model=SearchOut, responses=_ERRORS, tags=["read"])
     def search(body: SearchQuery, access: Access) -> Any:
         """The turns that bear on ``query``, best first, one page at a time
@@ -288,6 +313,7 @@ def build_app(
             until=parse_when(body.until, "until", end=True),
             session=body.session,
             max_tokens=body.max_tokens,
+            where=body.where,
         )
         page = steered_search(
             memory, body.query, conversation_id=cid, owner=owner, options=options, codec=codec
@@ -324,5 +350,3 @@ def build_app(
         cid, owner = access.scope(body.conversation_id, body.owner)
         rows = memory.timeline(cid, owner=owner if cid is None else None)
         return jsonable_encoder(rows)  # type: ignore[no-any-return]
-
-    return app

@@ -6,10 +6,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 
 from kgmem.api import MAX_QUERY_CHARS
 from kgmem.ids import MAX_ID_CHARS
+from kgmem.metadata import MAX_BYTES, MAX_KEYS
 from kgmem.steer import DEFAULT_K, MAX_K, MAX_PHRASE_CHARS, MAX_TOKENS
 
 __all__ = [
@@ -35,6 +45,20 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: a metadata value in JSON: a string (``YYYY-MM-DD`` is a date), a number or a boolean
+MetadataValue = StrictStr | StrictBool | StrictInt | StrictFloat
+_METADATA = (
+    "flat key/value pairs kept with the turn (docs/metadata.md): keys a letter then letters, "
+    f"digits or _; values strings, numbers, booleans or YYYY-MM-DD dates; at most {MAX_KEYS} "
+    f"keys and {MAX_BYTES} bytes per turn"
+)
+_WHERE = (
+    "only turns whose metadata passes (docs/metadata.md): {key: value} equality, "
+    '{key: [v, ...]} any of, {key: {"gt"|"gte"|"lt"|"lte"|"eq"|"in": v}}; ranges on numbers '
+    "and YYYY-MM-DD dates; all keys must hold"
+)
+
+
 class ErrorOut(BaseModel):
     """Every error: its kgmem type, the message, and the argument or field at fault."""
 
@@ -55,6 +79,9 @@ class TurnIn(_Body):
     observed_at: AwareDatetime | None = None
     source: str | None = Field(default=None, max_length=4096)
     source_kind: str | None = Field(default=None, description="chat (default), document or facts")
+    metadata: dict[str, MetadataValue] | None = Field(
+        default=None, description=_METADATA + "; wins over the call's on a shared key"
+    )
 
 
 class AddTurns(_Body):
@@ -67,6 +94,9 @@ class AddTurns(_Body):
     roles: dict[str, str] | None = None
     requests: bool | None = None
     owner: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
+    metadata: dict[str, MetadataValue] | None = Field(
+        default=None, description=_METADATA + "; for every turn of the call"
+    )
 
 
 class IngestOut(BaseModel):
@@ -124,6 +154,7 @@ class SearchQuery(ScopeQuery):
     until: datetime | None = Field(default=None, description="naive = UTC; inclusive")
     session: int | None = Field(default=None, ge=1, le=1_000_000)
     max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    where: dict[str, Any] | None = Field(default=None, description=_WHERE)
 
 
 class SearchHitOut(BaseModel):
@@ -144,6 +175,9 @@ class SearchHitOut(BaseModel):
     passage: dict[str, int] | None = None
     """For a long turn, the passage that matched best: ``{"start", "end"}`` offsets into
     ``text``; None for a turn that is one passage."""
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="the turn's metadata (dates as YYYY-MM-DD)"
+    )
 
 
 class SearchOut(BaseModel):

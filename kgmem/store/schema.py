@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgmem.errors import IndexNotOnline, SchemaMismatch, SchemaOutdated, StoreError
+from kgmem.metadata import check_filter_keys, index_clause, index_properties
 from kgmem.store.driver import Store
 from kgmem.store.tenant import key_holder, tenant_token
 
@@ -148,36 +149,60 @@ def check_vector_dimensions(store: Store, dimensions: int) -> None:
                 raise SchemaMismatch(row["name"], dimensions, found)
 
 
+#: the vector index whose filter properties include the declared metadata keys
+METADATA_INDEX = "turn_embedding"
+_METADATA_SLOT = "/*metadata*/"
+
+
+def expected_properties(name: str, filter_keys: Sequence[str] = ()) -> tuple[str, ...]:
+    """The indexed properties of search index ``name`` in this layout: `SEARCH_INDEXES`'s, and
+    for `METADATA_INDEX` the declared metadata keys' ``meta_<key>`` after them."""
+    base = SEARCH_INDEXES[name].properties
+    return base + index_properties(filter_keys) if name == METADATA_INDEX else base
+
+
 def outdated_search_indexes(
-    store: Store, analyzer: str = DEFAULT_ANALYZER
+    store: Store, analyzer: str = DEFAULT_ANALYZER, filter_keys: Sequence[str] = ()
 ) -> dict[str, tuple[str, str]]:
-    """kgmem search indexes whose layout differs from `SEARCH_INDEXES` (and, for the text
-    indexes, whose Lucene analyzer is not ``analyzer``): name -> (found, expected), both
-    human-readable."""
+    """kgmem search indexes whose layout differs from `SEARCH_INDEXES` (with the declared
+    metadata ``filter_keys``; and, for the text indexes, whose Lucene analyzer is not
+    ``analyzer``): name -> (found, expected), both human-readable."""
     out: dict[str, tuple[str, str]] = {}
     for row in store.read("read/list_vector_indexes"):
         spec = SEARCH_INDEXES.get(row["name"])
         if spec is None:
             continue
         found = (tuple(row["properties"] or ()), row["quantization"])
-        if found != (spec.properties, spec.quantization):
+        wanted = expected_properties(row["name"], filter_keys)
+        if found != (wanted, spec.quantization):
             out[row["name"]] = (
                 f"properties {list(found[0])}, quantization {found[1]}",
-                f"properties {list(spec.properties)}, quantization {spec.quantization}",
+                f"properties {list(wanted)}, quantization {spec.quantization}",
             )
         elif spec.analyzed and row.get("analyzer") not in (None, analyzer):
             out[row["name"]] = (f"analyzer {row['analyzer']}", f"analyzer {analyzer}")
     return out
 
 
-def check_search_indexes(store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER) -> None:
+def check_search_indexes(
+    store: Store,
+    dimensions: int,
+    analyzer: str = DEFAULT_ANALYZER,
+    filter_keys: Sequence[str] = (),
+) -> None:
     """Raise `SchemaMismatch` (dimension) or `SchemaOutdated` (layout) for existing indexes."""
     check_vector_dimensions(store, dimensions)
-    for name, (found, expected) in sorted(outdated_search_indexes(store, analyzer).items()):
+    outdated = outdated_search_indexes(store, analyzer, filter_keys)
+    for name, (found, expected) in sorted(outdated.items()):
         raise SchemaOutdated(name, found, expected)
 
 
-def apply_schema(store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER) -> list[str]:
+def apply_schema(
+    store: Store,
+    dimensions: int,
+    analyzer: str = DEFAULT_ANALYZER,
+    filter_keys: Sequence[str] = (),
+) -> list[str]:
     """Create every constraint and index that is missing.
 
     Args:
@@ -185,6 +210,8 @@ def apply_schema(store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER
         dimensions: the embedder's output dimension (384 for all-MiniLM-L6-v2).
         analyzer: the Lucene analyzer of the turn and fact text indexes
             (``Settings.fulltext_analyzer``; docs/languages.md).
+        filter_keys: metadata keys the turn vector index filters on
+            (``Settings.metadata_filter_keys``, checked by `kgmem.metadata.check_filter_keys`).
 
     Returns:
         the names of the statements run (all of ``cypher/schema/``, sorted).
@@ -193,10 +220,14 @@ def apply_schema(store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER
         SchemaMismatch: an existing vector index has another dimension.
         SchemaOutdated: an existing search index has an older layout (see module docstring).
     """
-    check_search_indexes(store, dimensions, analyzer)
+    keys = check_filter_keys(filter_keys)
+    check_search_indexes(store, dimensions, analyzer, keys)
     names = list(store.queries.names("schema"))
     for name in names:
         try:
+            if name == SEARCH_INDEXES[METADATA_INDEX].statement:
+                _create_metadata_index(store, name, dimensions, keys)
+                continue
             store.write(name, dimensions=dimensions, analyzer=analyzer)
         except StoreError as exc:
             # another process created the same index between IF NOT EXISTS and commit (two
@@ -205,6 +236,13 @@ def apply_schema(store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER
                 raise
     store.write("write/await_indexes")
     return names
+
+
+def _create_metadata_index(store: Store, name: str, dimensions: int, keys: Sequence[str]) -> None:
+    """Run the turn vector index's statement with the declared keys' properties in its
+    ``WITH [...]`` (`kgmem.metadata.index_clause`: checked keys, never raw input)."""
+    text = store.queries[name].replace(_METADATA_SLOT, index_clause(keys))
+    store.run_write(lambda tx: list(tx.run(text, {"dimensions": dimensions})))
 
 
 def restore_key_case(store: Store, batch: int = 10_000) -> int:
@@ -246,7 +284,10 @@ def _exact_key(row: dict[str, Any]) -> dict[str, str] | None:
 
 
 def rebuild_search_indexes(
-    store: Store, dimensions: int, analyzer: str = DEFAULT_ANALYZER
+    store: Store,
+    dimensions: int,
+    analyzer: str = DEFAULT_ANALYZER,
+    filter_keys: Sequence[str] = (),
 ) -> list[str]:
     """Bring a store written by an older kgmem to this layout; keeps all data.
 
@@ -263,11 +304,12 @@ def rebuild_search_indexes(
         SchemaMismatch: a vector index has another dimension (rebuild does not re-embed).
     """
     check_vector_dimensions(store, dimensions)
-    stale = sorted(outdated_search_indexes(store, analyzer))
+    keys = check_filter_keys(filter_keys)
+    stale = sorted(outdated_search_indexes(store, analyzer, keys))
     for name in stale:
         store.write("write/drop_index", name=name)
     for row in store.read("read/conversation_ids"):
         cid = row["conversation_id"]
         store.write("write/backfill_tenant_tokens", conversation_id=cid, tk=tenant_token(cid))
-    apply_schema(store, dimensions, analyzer)
+    apply_schema(store, dimensions, analyzer, keys)
     return stale

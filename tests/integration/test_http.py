@@ -195,3 +195,44 @@ def test_health_request_ids_and_openapi(served: Served) -> None:
     assert set(ENDPOINTS) | {"/health"} <= set(spec["paths"])
     assert served.log is not None
     assert "request_id=probe-1 GET /health -> 200" in Path(served.log).read_text(encoding="utf-8")
+
+
+def test_turn_metadata_is_stored_filtered_and_checked(served: Served) -> None:
+    cid = f"it-http-meta-{served.tag}"
+    turns = [
+        {"speaker": "Ana", "text": "The billing deploy failed with E1234.", "metadata": {"sev": 3}},
+        {
+            "speaker": "Ana",
+            "text": "The search deploy went fine.",
+            "metadata": {"project": "search"},
+        },
+        {
+            "speaker": "Bo",
+            "text": "The docs deploy is due soon.",
+            "metadata": {"due": "2024-05-01"},
+        },
+    ]
+    with served.client("a") as http:
+        body = {"conversation_id": cid, "turns": turns, "metadata": {"project": "billing"}}
+        assert http.post("/turns", json=body).status_code == 200
+        query = {"conversation_id": cid, "query": "deploy"}
+        eq = http.post("/search", json=query | {"where": {"project": "billing"}}).json()
+        assert {h["text"] for h in eq["hits"]} == {turns[0]["text"], turns[2]["text"]}
+        by_text = {h["text"]: h["metadata"] for h in eq["hits"]}
+        assert by_text[turns[2]["text"]] == {"due": "2024-05-01", "project": "billing"}
+        assert any("project" in note for note in eq["notes"])  # widened pool, said so
+        ranged = http.post("/search", json=query | {"where": {"due": {"lt": "2024-06-01"}}})
+        assert [h["text"] for h in ranged.json()["hits"]] == [turns[2]["text"]]
+        either = http.post("/search", json=query | {"where": {"project": ["search", "x"]}})
+        assert [h["text"] for h in either.json()["hits"]] == [turns[1]["text"]]
+        nested = http.post(
+            "/turns",
+            json={"conversation_id": cid, "turns": [turns[0] | {"metadata": {"a": {"b": 1}}}]},
+        )
+        reserved = http.post(
+            "/turns", json={"conversation_id": cid, "turns": turns, "metadata": {"text": "x"}}
+        )
+        bad_where = http.post("/search", json=query | {"where": {"sev": {"gt": "high"}}})
+    assert nested.status_code == 422 and "metadata" in nested.json()["argument"]
+    assert (reserved.status_code, reserved.json()["argument"]) == (422, "metadata.text")
+    assert (bad_where.status_code, bad_where.json()["argument"]) == (422, "where.sev")

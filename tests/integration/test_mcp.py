@@ -68,6 +68,7 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
         "until",
         "session",
         "max_tokens",
+        "where",
     }
     assert "1-50" in (tools["search_memory"].description or "")
     assert tools["search_memory"].input_schema["required"] == ["query"]
@@ -75,7 +76,7 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
     assert set(tools["read_turns"].input_schema["properties"]) == {"turn_id", "window"}
     assert set(tools["current_value"].input_schema["properties"]) == {"entity", "relation"}
     assert set(tools["profile"].input_schema["properties"]) == {"entity"}
-    assert set(tools["remember"].input_schema["properties"]) == {"text", "speaker"}
+    assert set(tools["remember"].input_schema["properties"]) == {"text", "speaker", "metadata"}
     assert tools["remember"].input_schema["required"] == ["text"]
 
 
@@ -538,3 +539,56 @@ def test_resources_and_prompt(memory: Memory, conversation: str) -> None:
     text = out["prompt"]
     assert text.rstrip().endswith("Task: Plan Ana's next move")
     assert f"[{conversation}:" in text  # the turns come with their ids, to cite
+
+
+def test_remember_with_metadata_and_search_where(memory: Memory) -> None:
+    """remember keeps metadata; search_memory filters on it and returns it (dates as
+    YYYY-MM-DD); bad metadata or a bad filter is a tool error naming the key."""
+    fresh = f"it-mcp-meta-{uuid.uuid4().hex[:8]}"
+    server = build_server(memory, fresh, k=5)
+
+    async def main() -> list[Any]:
+        async with Client(server) as client:
+            await client.call_tool(
+                "remember",
+                {"text": "The billing deploy failed twice.", "metadata": {"project": "billing"}},
+            )
+            await client.call_tool(
+                "remember",
+                {
+                    "text": "The search deploy went fine.",
+                    "metadata": {"project": "search", "due": "2024-05-01", "importance": 2},
+                },
+            )
+            found = await client.call_tool(
+                "search_memory", {"query": "deploy", "where": {"importance": {"gte": 2}}}
+            )
+            bad = await client.call_tool(
+                "remember", {"text": "x", "metadata": {"tags": {"nested": 1}}}
+            )
+            bad_where = await client.call_tool(
+                "search_memory", {"query": "deploy", "where": {"project": {"like": "b"}}}
+            )
+            return [found, bad, bad_where]
+
+    try:
+        found, bad, bad_where = anyio.run(main)
+        hits = found.structured_content["hits"]
+        assert [h["text"] for h in hits] == ["The search deploy went fine."]
+        assert hits[0]["metadata"] == {"due": "2024-05-01", "importance": 2, "project": "search"}
+        assert bad.is_error and "tags" in str(bad.content)
+        assert bad_where.is_error and "project" in str(bad_where.content)
+    finally:
+        memory.forget(fresh)
+
+
+def test_entity_names_match_without_case_or_accents(memory: Memory, conversation: str) -> None:
+    """current / history / profile (and so current_value, profile and the profile resource)
+    find an entity by its name in any case, with or without accents; ids stay exact."""
+    profile = memory.profile(conversation, "Ana")
+    assert profile, "the sample chat holds attributes of Ana"
+    assert memory.profile(conversation, "  ÁNA ") == profile
+    assert memory.history(conversation, "ána", "live_in") == memory.history(
+        conversation, "Ana", "live_in"
+    )
+    assert memory.profile(conversation, "Anna") != profile
