@@ -6,8 +6,11 @@ search on the question's quoted phrase or longest name if it has one, else the q
 ``speaker`` filter when it names one of the conversation's speakers (else no third call).
 Reports, per category (1-4; 5 has no evidence), the union recall of gold turns after 1, 2 and 3
 calls against one call with k = 30: ``R`` (share of gold turns retrieved, mean) and ``ALL``
-(share of questions with every gold turn retrieved). Every call goes through
-`kgmem.steer.steered_search`, the code the MCP tool and ``POST /search`` run.
+(share of questions with every gold turn retrieved). By default every call is a
+``search_memory`` tool call of the official MCP SDK client against kgmem's MCP server
+(`kgmem.mcp.build_server`, in-memory transport: what an agent's client sends and reads back,
+JSON-serialised both ways); ``via="direct"`` calls `kgmem.steer.steered_search` in-process
+(the code the tool and ``POST /search`` run) for the same pages without the protocol.
 
 ``http_latency``: ``POST /search`` of a `kgmem.service` app served by uvicorn in this process
 (on a loopback port, over a real TCP connection with httpx) against `kgmem.api.Memory.search`
@@ -96,64 +99,96 @@ def _ensure(memory: Memory, record: ConversationRecord) -> None:
     memory.add_conversation(record, facts="both")
 
 
+class _Direct:
+    """The session's searches as `kgmem.steer.steered_search` calls in-process."""
+
+    def __init__(self, memory: Memory, conversation_id: str) -> None:
+        self.memory, self.cid = memory, conversation_id
+
+    def search(self, query: str, **options: Any) -> tuple[list[str], str | None]:
+        page = steered_search(
+            self.memory, query, conversation_id=self.cid, options=Options(**options)
+        )
+        return [h.turn_id for h in page.hits], page.next_cursor
+
+
+class _Mcp:
+    """The session's searches as ``search_memory`` tool calls of the official MCP SDK client,
+    connected in memory to kgmem's MCP server for one conversation
+    (`kgmem.mcp.build_server`; the same server ``kgmem mcp`` runs over stdio or HTTP)."""
+
+    def __init__(self, memory: Memory, conversation_id: str) -> None:
+        self.memory, self.cid = memory, conversation_id
+
+    async def run(self, script: Callable[[_Mcp], Any]) -> Any:
+        from mcp import Client
+
+        from kgmem.mcp import build_server
+
+        async with Client(build_server(self.memory, self.cid)) as client:
+            self._client = client
+            return await script(self)
+
+    async def search(self, query: str, **options: Any) -> tuple[list[str], str | None]:
+        args = {"query": query} | {k: v for k, v in options.items() if v is not None}
+        result = await self._client.call_tool("search_memory", args)
+        if result.is_error:
+            raise RuntimeError(f"search_memory failed: {result.content}")
+        out = result.structured_content or {}
+        return [h["turn_id"] for h in out.get("hits", [])], out.get("next_cursor")
+
+
+def _session_sets(first: Any, second: Any, third: Any, wide: Any) -> dict[str, set[str]]:
+    """The union of turns after 1, 2 and 3 calls, and the k = 30 call's turns."""
+    one = set(first[0])
+    two = one | set(second[0] if second else [])
+    three = two | set(third[0] if third else [])
+    return {"1": one, "2": two, "3": three, "k30": set(wide[0])}
+
+
 def agent_session(
-    memory: Memory, file: Path, conversations: Sequence[str] | None = None
+    memory: Memory,
+    file: Path,
+    conversations: Sequence[str] | None = None,
+    *,
+    via: str = "mcp",
 ) -> dict[str, Any]:
-    """The scripted three-call session against one call with k = 30 (see the module)."""
+    """The scripted three-call session against one call with k = 30 (see the module).
+
+    Args:
+        via: ``mcp`` (the ``search_memory`` tool through the MCP SDK client, in-memory
+            transport) or ``direct`` (`kgmem.steer.steered_search` in-process; same pages).
+    """
+    import anyio
+
+    if via not in ("mcp", "direct"):
+        raise ValueError(f"via is 'mcp' or 'direct', not {via!r}")
     records = load_locomo(file, conversations)
     per: dict[int, dict[str, list[float]]] = {}
-    calls3 = 0
+    calls = {"third_calls": 0, "tool_calls": 0}
     for record in records:
         _ensure(memory, record)
-        cid = record.conversation_id
-        for q in record.questions:
-            gold = set(q.evidence)
-            if q.category == 5 or not gold:
-                continue
-            first = steered_search(memory, q.question, conversation_id=cid, options=Options(k=10))
-            got = [{h.turn_id for h in first.hits}]
-            second = (
-                steered_search(
-                    memory,
-                    q.question,
-                    conversation_id=cid,
-                    options=Options(k=10, cursor=first.next_cursor),
-                ).hits
-                if first.next_cursor
-                else []
-            )
-            got.append(got[0] | {h.turn_id for h in second})
-            extra = third_call(q.question, record.speakers)
-            third: set[str] = set()
-            if extra is not None:
-                calls3 += 1
-                third = {
-                    h.turn_id
-                    for h in steered_search(
-                        memory,
-                        q.question,
-                        conversation_id=cid,
-                        options=Options(
-                            k=10, exact=extra.get("exact"), speaker=extra.get("speaker")
-                        ),
-                    ).hits
-                }
-            got.append(got[1] | third)
-            wide = {
-                h.turn_id
-                for h in steered_search(
-                    memory, q.question, conversation_id=cid, options=Options(k=30)
-                ).hits
-            }
-            row = per.setdefault(q.category, {})
-            for name, turns in (("1", got[0]), ("2", got[1]), ("3", got[2]), ("k30", wide)):
-                row.setdefault(f"R_{name}", []).append(len(turns & gold) / len(gold))
-                row.setdefault(f"ALL_{name}", []).append(float(gold <= turns))
+        questions = [q for q in record.questions if q.category != 5 and q.evidence]
+
+        async def script(searcher: Any, record: Any = record, questions: Any = questions) -> None:
+            for q in questions:
+                sets = await _one_session(searcher, q.question, record.speakers, calls)
+                row = per.setdefault(q.category, {})
+                gold = set(q.evidence)
+                for name, turns in sets.items():
+                    row.setdefault(f"R_{name}", []).append(len(turns & gold) / len(gold))
+                    row.setdefault(f"ALL_{name}", []).append(float(gold <= turns))
+
+        if via == "mcp":
+            anyio.run(_Mcp(memory, record.conversation_id).run, script)
+        else:
+            anyio.run(script, _Synced(_Direct(memory, record.conversation_id)))
     report: dict[str, Any] = {
-        "schema": "kgmem-bench-agent-session/1",
+        "schema": "kgmem-bench-agent-session/2",
         "file": str(file),
+        "via": via,
         "conversations": [r.conversation_id for r in records],
-        "third_calls": calls3,
+        **calls,
         "categories": {},
     }
     for cat in sorted(per):
@@ -162,6 +197,33 @@ def agent_session(
             key: round(100 * statistics.fmean(values), 1) for key, values in row.items()
         }
     return report
+
+
+class _Synced:
+    """A `_Direct` searcher behind the awaitable interface the script uses."""
+
+    def __init__(self, direct: _Direct) -> None:
+        self.direct = direct
+
+    async def search(self, query: str, **options: Any) -> tuple[list[str], str | None]:
+        return self.direct.search(query, **options)
+
+
+async def _one_session(
+    searcher: Any, question: str, speakers: Sequence[str], calls: dict[str, int]
+) -> dict[str, set[str]]:
+    """One question's calls: page 1, page 2 (its cursor), the third call if the question
+    gives one, and the k = 30 call apart."""
+    first = await searcher.search(question, k=10)
+    second = await searcher.search(question, k=10, cursor=first[1]) if first[1] else None
+    extra = third_call(question, speakers)
+    third = None
+    if extra is not None:
+        calls["third_calls"] += 1
+        third = await searcher.search(question, k=10, **extra)
+    wide = await searcher.search(question, k=30)
+    calls["tool_calls"] += 2 + (second is not None) + (third is not None)
+    return _session_sets(first, second, third, wide)
 
 
 def _free_port() -> int:

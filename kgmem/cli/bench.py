@@ -312,15 +312,25 @@ def bench_cases(ctx: click.Context, file: Path, json_path: Path | None, quiet: b
 @bench.command("agent-session")
 @click.argument("file", type=_FILE)
 @click.option("--conversation", "conversations", multiple=True, help="Only these sample ids.")
+@click.option(
+    "--via",
+    type=click.Choice(["mcp", "direct"]),
+    default="mcp",
+    show_default=True,
+    help="mcp: search_memory tool calls through the MCP SDK client; direct: kgmem.steer "
+    "in-process.",
+)
 @click.pass_context
-def bench_agent_session(ctx: click.Context, file: Path, conversations: tuple[str, ...]) -> None:
+def bench_agent_session(
+    ctx: click.Context, file: Path, conversations: tuple[str, ...], via: str
+) -> None:
     """A scripted three-call agent session (question; next page; exact name or speaker) against
     one call with k=30: union recall of gold turns per LoCoMo category; prints JSON
     (kgmem.bench.interface). Ingests the conversations if they are not stored."""
     from kgmem.bench.interface import agent_session
 
     with memory_from(ctx) as memory:
-        report = agent_session(memory, file, list(conversations) or None)
+        report = agent_session(memory, file, list(conversations) or None, via=via)
     click.echo(dump_json(report))
 
 
