@@ -313,7 +313,7 @@ def _read_routes(app: FastAPI, memory: Memory, codec: CursorCodec) -> None:
             until=parse_when(body.until, "until", end=True),
             session=body.session,
             max_tokens=body.max_tokens,
-            where=body.where,
+            where=body.where or None,
         )
         page = steered_search(
             memory, body.query, conversation_id=cid, owner=owner, options=options, codec=codec

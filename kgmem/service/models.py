@@ -3,6 +3,8 @@ OpenAPI document states every field, its type and its range."""
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from datetime import datetime
 from typing import Any
 
@@ -15,12 +17,13 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    create_model,
 )
 
 from kgmem.api import MAX_QUERY_CHARS
 from kgmem.ids import MAX_ID_CHARS
 from kgmem.metadata import MAX_BYTES, MAX_KEYS
-from kgmem.steer import DEFAULT_K, MAX_K, MAX_PHRASE_CHARS, MAX_TOKENS
+from kgmem.steer import DEFAULT_K, MAX_K, MAX_PHRASE_CHARS, MAX_TOKENS, Page, PageHit
 
 __all__ = [
     "AddDocument",
@@ -157,46 +160,41 @@ class SearchQuery(ScopeQuery):
     where: dict[str, Any] | None = Field(default=None, description=_WHERE)
 
 
-class SearchHitOut(BaseModel):
-    """One hit (`kgmem.steer.PageHit`)."""
-
-    turn_id: str
-    conversation_id: str
-    session: int
-    date: str
-    observed_at: str
-    speaker: str
-    text: str
-    score: float
-    why: str
-    event_date: str | None = None
-    source: str | None = None
-    tokens: int | None = None
-    passage: dict[str, int] | None = None
-    """For a long turn, the passage that matched best: ``{"start", "end"}`` offsets into
-    ``text``; None for a turn that is one passage."""
-    metadata: dict[str, Any] = Field(
-        default_factory=dict, description="the turn's metadata (dates as YYYY-MM-DD)"
-    )
+def _model_of(
+    source: type[Any], name: str, doc: str, overrides: dict[str, Any] | None = None
+) -> type[BaseModel]:
+    """A response model with the fields of dataclass ``source`` (same names, types and
+    defaults; ``overrides`` replaces some with ``(type, default)``), so the HTTP answer cannot
+    drift from what `kgmem.steer` returns."""
+    hints = typing.get_type_hints(source)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(source):
+        if f.default is not dataclasses.MISSING:
+            default: Any = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = Field(default_factory=f.default_factory)
+        else:
+            default = ...
+        fields[f.name] = (hints[f.name], default)
+    fields |= overrides or {}
+    return create_model(name, __doc__=doc, **fields)
 
 
-class SearchOut(BaseModel):
-    """One page (`kgmem.steer.Page`)."""
-
-    query: str
-    k: int
-    hits: list[SearchHitOut]
-    next_cursor: str | None = None
-    unknown_names: list[str] = Field(default_factory=list)
-    speakers: list[str] = Field(default_factory=list)
-    omitted: int = 0
-    omitted_tokens: int = 0
-    tokens: int | None = None
-    rank: int = 0
-    answerable: bool = True
-    unsupported: list[str] = Field(default_factory=list)
-    answer: dict[str, Any] | None = None
-    notes: list[str] = Field(default_factory=list)
+#: one hit (`kgmem.steer.PageHit`); ``passage`` is ``{"start", "end"}`` offsets into ``text``
+SearchHitOut = _model_of(
+    PageHit,
+    "SearchHitOut",
+    "One hit (`kgmem.steer.PageHit`).",
+    {
+        "metadata": (
+            dict[str, Any],
+            Field(default_factory=dict, description="the turn's metadata (dates as YYYY-MM-DD)"),
+        )
+    },
+)
+#: one page (`kgmem.steer.Page`)
+_HITS = list[SearchHitOut]  # type: ignore[valid-type]
+SearchOut = _model_of(Page, "SearchOut", "One page (`kgmem.steer.Page`).", {"hits": (_HITS, ...)})
 
 
 class FactQuery(ScopeQuery):
