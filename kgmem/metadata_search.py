@@ -156,7 +156,7 @@ def _index_matches(
     if not cids:
         return []
     clause, params = search_clause(inside)
-    text = memory.store.queries["read/metadata_search"].replace(_WHERE_SLOT, clause)
+    statement = memory.store.queries.filled("read/metadata_search", _WHERE_SLOT, clause)
     limit = 4 * k if filters.active or search.get("as_of") is not None else k
     params |= {
         "embedding": [float(x) for x in memory.embedder.encode_one(query)],
@@ -164,7 +164,7 @@ def _index_matches(
         "owner": owner,
         "limit": limit,
     }
-    rows = memory.store.run_read(lambda tx: [r.data() for r in tx.run(text, params)])
+    rows = memory.store.read(statement, **params)
     out = []
     for r in rows:
         when = (

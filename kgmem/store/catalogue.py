@@ -10,6 +10,7 @@ examples as comments); comments are kept, since Cypher accepts them.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 from collections.abc import Iterator
 from functools import lru_cache
@@ -58,6 +59,23 @@ class Catalogue:
             text = path.read_text(encoding="utf-8").strip().rstrip(";")
             self._cache[name] = text
         return text
+
+    def filled(self, name: str, slot: str, text: str) -> str:
+        """The name of statement ``name`` with the comment ``slot`` (e.g. ``/*where*/``)
+        replaced by ``text``, runnable by that name like any statement (both stores look
+        statements up here). Only for text built from checked identifiers and ``$params``
+        (`kgmem.metadata`: the declared metadata keys); values stay parameters.
+
+        Raises:
+            QueryNotFound: no statement ``name``, or it has no ``slot``.
+        """
+        base = self[name]
+        if slot not in base:
+            raise QueryNotFound(f"{name} (no {slot})")
+        key = f"{name}#{hashlib.blake2b(text.encode('utf-8'), digest_size=8).hexdigest()}"
+        if key not in self._cache:
+            self._cache[key] = base.replace(slot, text)
+        return key
 
     def names(self, group: str | None = None) -> Iterator[str]:
         """All statement names, sorted, optionally only those of one folder."""

@@ -241,8 +241,9 @@ def apply_schema(
 def _create_metadata_index(store: Store, name: str, dimensions: int, keys: Sequence[str]) -> None:
     """Run the turn vector index's statement with the declared keys' properties in its
     ``WITH [...]`` (`kgmem.metadata.index_clause`: checked keys, never raw input)."""
-    text = store.queries[name].replace(_METADATA_SLOT, index_clause(keys))
-    store.run_write(lambda tx: list(tx.run(text, {"dimensions": dimensions})))
+    store.write(
+        store.queries.filled(name, _METADATA_SLOT, index_clause(keys)), dimensions=dimensions
+    )
 
 
 def restore_key_case(store: Store, batch: int = 10_000) -> int:

@@ -341,6 +341,7 @@ def test_http_bearer_token_and_write_on_empty_conversation(
 
         missing, wrong, stored, found = anyio.run(main)
         assert (missing, wrong) == (401, 401)
+        assert not stored.is_error, stored.content
         turn_id = stored.structured_content["turn"]["turn_id"]
         assert [h["turn_id"] for h in found.structured_content["hits"]] == [turn_id]
     finally:

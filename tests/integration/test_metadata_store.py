@@ -9,9 +9,11 @@ import uuid
 from collections.abc import Iterator
 from datetime import date
 
+import anyio
 import pytest
 
 from kgmem import Memory
+from kgmem.aio import AsyncMemory
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.steer import Options, steered_search
@@ -132,6 +134,16 @@ def test_declared_keys_filter_inside_the_index(settings: Settings, chat: str) ->
             both = indexed.search(QUERY, chat, k=3, where={"project": "rare", "importance": 9})
             assert [h.text for h in both.hits] == [FAR]  # declared inside, the rest after
             assert len(both.notes) == 2
+
+        async def through_the_loop() -> list[str]:  # AsyncMemory: the same statements
+            amem = AsyncMemory.from_settings(declared)
+            try:
+                result = await amem.search(QUERY, chat, 3, where={"project": "rare"})
+                return [h.text for h in result.hits]
+            finally:
+                await amem.close()
+
+        assert anyio.run(through_the_loop) == [FAR]
     finally:  # the layout every other test expects
         with Memory.from_settings(settings) as restore:
             restore.rebuild_schema()
