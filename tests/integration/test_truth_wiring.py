@@ -11,8 +11,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from kgmem.api import Memory
+from kgmem.cli.search import search as search_cli
 from kgmem.errors import ConversationNotFound
 from kgmem.ingest import relation_keys
 from kgmem.ingest.chat import parse_chat_conversation
@@ -112,4 +114,13 @@ def test_the_trained_answerability_score_is_reported(memory: Memory) -> None:
     detail = memory.search("What's my phone number?", cid, k=3).answerability
     assert 0.0 <= detail["trained"] <= 1.0
     assert str(detail["trained_fact"]).startswith(f"{cid}:")
+    explained = CliRunner().invoke(
+        search_cli,
+        ["What's my phone number?", "--conversation", cid, "--k", "2", "--explain"],
+        obj=memory.settings,
+    )
+    assert explained.exit_code == 0, explained.output
+    assert "trained answerability: best 'answers'" in explained.output
+    assert "not yet used" not in explained.output
+    assert f"{cid}:t0: answerability" in explained.output
     memory.forget(cid)
