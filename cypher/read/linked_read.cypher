@@ -293,7 +293,8 @@ CALL () {
 // --- who holds what the question asks (answerability's holder gap) ---------------------------
 // the $k_holder facts of any modality of $q.holder_conversation_ids (every thread of the scope,
 // whatever the filters) closest to the question, each with the person entity it is about (null
-// if none), the speaker of the turn it cites (the first by name) and its cosine; facts valid
+// if none), the speaker of the turn it cites (the first by name), its cosine, and its text,
+// modality and embedding (the trained answerability decision reads them); facts valid
 // only after $q.as_of are invisible (kgmem.retrieve.answerable.holder_gap). $k_holder = 0 (no
 // person named) reads nothing.
 CALL () {
@@ -312,7 +313,8 @@ CALL () {
   WITH f, s, coalesce(e.id, head(about)) AS subject, min(t.speaker) AS speaker
   ORDER BY s DESC, f.id ASC
   RETURN collect({fact_id: f.id, conversation_id: f.conversation_id, subject: subject,
-                  speaker: speaker, cosine: 2.0 * s - 1.0}) AS holder
+                  speaker: speaker, cosine: 2.0 * s - 1.0, text: f.text,
+                  modality: f.modality, embedding: f.embedding}) AS holder
 }
 // --- the best citing fact of every candidate turn ------------------------------------------
 WITH rows, expanded, keyed, keyed_turns, holder,

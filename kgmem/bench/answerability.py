@@ -16,6 +16,9 @@ without searching again.
 - ``loco``: for each conversation, the grid point chosen on the *other* conversations, scored on
   it; the folds' counts are pooled (leave-one-conversation-out, the project's tuning rule).
 
+``model`` does the same over `MODEL_GRID`: the rules as shipped, the trained decision's rescue
+and abstain thresholds (`kgmem.retrieve.answerable_model`) chosen in and out of sample.
+
 The choice rule: the highest recall among grid points whose precision on the conversations
 they are chosen on is at least `CHOICE_PRECISION`, ties to the higher precision; when no point
 reaches it, the highest F1. `CHOICE_PRECISION` lies above the goal, `TARGET_PRECISION`: a rule
@@ -27,7 +30,7 @@ the goal (0.86 at recall 0.55; docs/attributes.md, "Answerability").
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import product
 from typing import Any
 
@@ -39,10 +42,12 @@ from kgmem.retrieve.answerable import (
     decide,
     unanswerable,
 )
+from kgmem.retrieve.answerable_model import ABSTAIN, RESCUE, combine
 
 __all__ = [
     "CHOICE_PRECISION",
     "GRID",
+    "MODEL_GRID",
     "SHIPPED",
     "TARGET_PRECISION",
     "Item",
@@ -61,12 +66,16 @@ CHOICE_PRECISION = 0.88
 class Rule:
     """The four constants of the answerability decision (`kgmem.retrieve.answerable`):
     the fact rule's ``margin`` and ``own_share``; the speaker gap's ``alone`` threshold and
-    the holder gap's ``with_facts`` threshold (None: that part off / no condition)."""
+    the holder gap's ``with_facts`` threshold (None: that part off / no condition); and the
+    trained decision's ``rescue`` / ``abstain`` thresholds (`kgmem.retrieve.answerable_model`).
+    """
 
     margin: int = SWAP_MARGIN
     own_share: float = MAX_OWN_SHARE
     alone: float | None = SPEAKER_GAP_ALONE
     with_facts: float | None = HOLDER_GAP_WITH_FACTS
+    rescue: float | None = RESCUE
+    abstain: float | None = ABSTAIN
 
 
 SHIPPED = Rule()
@@ -80,6 +89,12 @@ GRID: tuple[Rule, ...] = tuple(
     )
 )
 """Rules searched by `calibrate` (756 points)."""
+MODEL_GRID: tuple[Rule, ...] = tuple(
+    replace(SHIPPED, rescue=rescue, abstain=abstain)
+    for rescue, abstain in product((None, 0.8, 0.9, 0.95, 0.98), (None, 0.02, 0.05, 0.1, 0.2, 0.3))
+)
+"""The trained decision's thresholds searched by `calibrate`'s ``model`` part, the rules'
+constants as shipped (30 points)."""
 
 
 @dataclass(frozen=True)
@@ -110,13 +125,20 @@ class Item:
             own_share=rule.own_share,
         )
         gap, held = f.get("speaker_gap"), f.get("holder_gap")
-        return decide(
+        flagged = decide(
             facts,
             float(gap) if gap is not None else None,
             float(held) if held is not None else None,
             in_memory=bool(f.get("in_memory", True)),
             alone=rule.alone,
             with_facts=rule.with_facts,
+        )
+        trained = f.get("trained")
+        return not combine(
+            not flagged,
+            float(trained) if trained is not None else None,
+            rule.rescue,
+            rule.abstain,
         )
 
 
@@ -164,9 +186,10 @@ def calibrate(items: Sequence[Item], grid: Sequence[Rule] = GRID) -> dict[str, A
     """Shipped, in-sample and leave-one-conversation-out scores (module docstring).
 
     Returns:
-        ``{"shipped": {"margin", "own_share", "alone", "with_facts", **score},
-        "in_sample": {...}, "loco": {"folds": {conversation: {<rule>, **score}},
-        **pooled score}}``.
+        ``{"shipped": {"margin", "own_share", "alone", "with_facts", "rescue", "abstain",
+        **score}, "in_sample": {...}, "loco": {"folds": {conversation: {<rule>, **score}},
+        **pooled score}}``, and with `GRID` and items carrying the trained decision's score,
+        ``"model": {"in_sample", "loco"}``: the same over `MODEL_GRID`.
     """
     report: dict[str, Any] = {"shipped": {**asdict(SHIPPED), **score(items, SHIPPED)}}
     best = _choose(items, grid)
@@ -182,4 +205,7 @@ def calibrate(items: Sequence[Item], grid: Sequence[Rule] = GRID) -> dict[str, A
         folds[held] = {**asdict(rule), **fold}
         tp, fp, fn = tp + fold["tp"], fp + fold["fp"], fn + fold["fn"]
     report["loco"] = {"folds": folds, **_rates(tp, fp, fn)}
+    if grid is GRID and any(i.features.get("trained") is not None for i in items):
+        model = calibrate(items, MODEL_GRID)
+        report["model"] = {"in_sample": model["in_sample"], "loco": model["loco"]}
     return report

@@ -171,6 +171,15 @@ def print_floors(report: dict[str, Any]) -> None:
             f"[{_ci(shipped['precision_ci'])}], recall {100 * shipped['recall']:.1f} "
             f"[{_ci(shipped['recall_ci'])}]"
         )
+    model = report.get("answerability", {}).get("model")
+    if model:
+        chosen, loco = model["in_sample"], model["loco"]
+        console.print(
+            f"  with the trained decision (rescue {chosen['rescue']}, abstain "
+            f"{chosen['abstain']} in sample): precision {100 * chosen['precision']:.1f}, recall "
+            f"{100 * chosen['recall']:.1f}; LOCO-CV precision {100 * loco['precision']:.1f}, "
+            f"recall {100 * loco['recall']:.1f}"
+        )
     reader = report.get("reader")
     if reader:
         overall = reader["scores"].get("all", {})

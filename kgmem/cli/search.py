@@ -333,16 +333,32 @@ def explain(
 
 
 def _print_decisions(memory: Memory, question: str, result: SearchResult) -> None:
-    """The trained truth decisions on the hits, each with its calibrated score (diagnostic:
-    the ranking and the answer above do not use them yet)."""
+    """The trained truth decisions, each with its calibrated score: the answerability decision
+    on the facts the question read (which `answerable` above used, past its thresholds,
+    `kgmem.retrieve.answerable_model`), the supersession the current values rest on, and the
+    answerability and attribution of each hit."""
+    from kgmem.retrieve.answerable_model import ABSTAIN, RESCUE
     from kgmem.truth.explain import explain_hits
 
+    detail = result.answerability
+    trained = detail.get("trained")
+    if trained is None:
+        console.print("trained answerability: not scored (the question names no person)")
+    else:
+        console.print(
+            f"trained answerability: best 'answers' {trained:.2f} ({detail.get('trained_fact')})"
+            f"; rescue at {RESCUE}, abstain below {ABSTAIN} -> answerable={result.answerable}",
+            markup=False,
+        )
+    for decision in result.current:
+        console.print(
+            f"current value on {decision.get('key')}: {decision.get('winner')} "
+            f"({decision.get('reason')})",
+            markup=False,
+        )
     hits = [(h.turn_id, h.speaker, h.text) for h in result.hits]
     decisions, (ok, best) = explain_hits(memory.embedder, question, hits)
-    console.print(
-        f"trained decisions (diagnostic, not yet used by search): answerable={ok} "
-        f"(best answers score {best:.2f})"
-    )
+    console.print(f"trained decisions per hit: some hit answers={ok} (best {best:.2f})")
     for item in decisions:
         console.print(
             f"  {item.turn_id}: answerability {item.answer.label} {item.answer.score:.2f}"

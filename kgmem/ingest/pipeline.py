@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from kgmem.ingest.append import AppendHook, NewTurn, allocate_turns
@@ -44,6 +45,7 @@ from kgmem.ingest.events import group_events
 from kgmem.ingest.language import count_languages, note_report
 from kgmem.ingest.own_facts import NOT_THE_USER, own_facts
 from kgmem.ingest.passages import embed_turn_texts
+from kgmem.ingest.relation_keys import adopt_keys
 from kgmem.ingest.report import FactSources, IngestReport, Progress
 from kgmem.ingest.request_steps import RequestSteps
 from kgmem.ingest.requests import RequestPlan
@@ -126,6 +128,13 @@ class Ingestor(RequestSteps):
         lap("turns")
 
         records, entities, mentions = self._facts_of(conversation, facts)
+        records, adopted = adopt_keys(
+            records,
+            self._keyed_vectors(cid, records),
+            {t.id: t.text for t in conversation.turns},
+            self.embedder.encode,
+        )
+        report.adoptions = [asdict(a) for a in adopted]
         lap("extract")
 
         stored_facts = {
@@ -197,6 +206,13 @@ class Ingestor(RequestSteps):
             entities.extend(extraction.entities)
             mentions.extend(extraction.mentions)
         return assign_keys(records), entities, mentions
+
+    def _keyed_vectors(self, cid: str, records: Sequence[FactRecord]) -> list[dict[str, Any]]:
+        """The stored keyed facts the relation decision compares with
+        (`kgmem.ingest.relation_keys`); read only when some record has no key."""
+        if all(f.key for f in records):
+            return []
+        return list(self.store.read("read/keyed_fact_vectors", conversation_id=cid))
 
     # --- appended turns ------------------------------------------------------------------------
     def append(
@@ -302,6 +318,11 @@ class Ingestor(RequestSteps):
                 extraction.mentions,
             )
         facts = assign_keys(facts)
+        stored_keyed = tx.run("read/keyed_fact_vectors", conversation_id=cid) if facts else []
+        facts, adopted = adopt_keys(
+            facts, stored_keyed, {r.id: r.text for r in records}, self.embedder.encode
+        )
+        report.adoptions = [asdict(a) for a in adopted]
         stored_facts = tx.run("read/fact_fingerprints", conversation_id=cid)
         pairs = supersession_links(list(keyed(stored_facts, cid, facts).values()))
         events = group_events(facts)

@@ -45,6 +45,10 @@ class IngestReport:
     not_applied: list[str] = field(default_factory=list)
     """Ids of request turns that removed nothing: too broad (more than ``max_turns``) or
     matching no stored turn (see ``requests`` for which)."""
+    adoptions: list[dict[str, object]] = field(default_factory=list)
+    """Facts the trained relation decision gave an older fact's supersession key
+    (`kgmem.ingest.relation_keys.Adoption` as dicts: ``fact_id``, ``older_id``, ``key``,
+    ``label``, ``score``)."""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

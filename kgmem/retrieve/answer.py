@@ -6,10 +6,14 @@ reads that fact (``read/fact_answers``, one round trip, only then) and returns i
 `SearchResult.answer <kgmem.retrieve.retriever.SearchResult>`:
 
 ``{"subject", "attribute", "value", "value_type", "valid_from", "valid_to", "turn_id",
-"fact_id", "text", "why", "key"}`` — the holder's entity id, the attribute and its typed value,
-the validity interval (ISO 8601; ``valid_to`` None while current), the first turn the fact
-cites (the evidence an agent should quote), and why it won (the decision's reason: "latest
-value", "valid during March 2026", "value before the one naming 'Ghent'", …).
+"fact_id", "text", "why", "key", "negated"}`` — the holder's entity id, the attribute and its
+typed value, the validity interval (ISO 8601; ``valid_to`` None while current), the first turn
+the fact cites (the evidence an agent should quote), and why it won (the decision's reason: "latest
+value", "valid during March 2026", "value before the one naming 'Ghent'", …). When the
+chosen fact is a retraction ("I don't drink lattes any more", modality ``negated``), ``negated``
+is True and ``why`` begins with "retracted": the value is what no longer holds, never a value
+to give as current. A superseded value is never chosen as the latest value
+(`kgmem.retrieve.resolve`: the latest on its key wins).
 
 Whole turns mix entities and values; the fact is what a reader should take first, with the turn
 as its evidence. None when the question asks for no attribute or no decision is on it.
@@ -66,6 +70,7 @@ def answer_of(
         return None
     row = rows[0]
     cites = list(row["cites"] or [])
+    negated = row.get("modality") == "negated"
     return {
         "subject": row["holder"] or row["subject"],
         "attribute": row["attribute"],
@@ -76,6 +81,7 @@ def answer_of(
         "turn_id": cites[0] if cites else None,
         "fact_id": row["fact_id"],
         "text": row["text"],
-        "why": decision.get("reason"),
+        "why": f"retracted: {decision.get('reason')}" if negated else decision.get("reason"),
         "key": decision.get("key"),
+        "negated": negated,
     }

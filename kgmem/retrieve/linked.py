@@ -41,6 +41,7 @@ from kgmem.retrieve.answerable import (
     judge,
     speaker_person,
 )
+from kgmem.retrieve.answerable_model import combine, trained_support
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext, read_context
@@ -104,7 +105,13 @@ class LinkedRetriever(Retriever):
         merged, current, chain, qplan = self._resolve(request, qplan, merged, pools)
         hits = order_hits(score_candidates(merged, self.config.weights, _window(qplan)), current)
         answerability = self.answerability(
-            request.conversation_id, qplan, context, request.as_of, hits, pools.holder
+            request.conversation_id,
+            qplan,
+            context,
+            request.as_of,
+            hits,
+            pools.holder,
+            request.params.get("embedding"),
         )
         answer = None
         if current and answerability.get("answerable", True):
@@ -338,18 +345,21 @@ class LinkedRetriever(Retriever):
         as_of: datetime | None = None,
         hits: Sequence[Hit] = (),
         holder: Sequence[Mapping[str, Any]] = (),
+        vector: Sequence[float] | None = None,
     ) -> dict[str, Any]:
         """Whether memory supports ``qplan``'s question for the persons it names
         (`kgmem.retrieve.answerable.judge` on the question's key terms, then `decide` with the
         speaker gap of ``hits``, the whole ranked pool, and the holder gap of ``holder``, the
         facts nearest the question that `linked_read` returned when the question names a
         person, `LinkedPools.holder`; the support read is one round trip, cached per
-        conversation when ``as_of`` is None).
+        conversation when ``as_of`` is None); then the trained decision on the held facts
+        (`kgmem.retrieve.answerable_model`, ``vector`` the question's embedding) may overrule
+        the rules past its thresholds.
 
         Returns:
             ``{"answerable", "unsupported", "terms", "persons", "reason", "best_own",
-            "best_other", "asked", "in_memory", "fact_rule", "speaker_gap", "holder_gap"}``
-            (the last seven: the rules' features, for calibration;
+            "best_other", "asked", "in_memory", "fact_rule", "speaker_gap", "holder_gap",
+            "trained", "trained_fact"}`` (the last nine: the features, for calibration;
             `kgmem.retrieve.answerable.unanswerable`, `kgmem.retrieve.answerable.decide`).
         """
         persons = persons_of(qplan, context, conversation_id)
@@ -365,17 +375,26 @@ class LinkedRetriever(Retriever):
                 context.support[as_of] = support
         decision = judge(qplan.reading, persons, support or Support((), frozenset()))
         gap = speaker_gap(hits, qplan.speakers, context.roles)
-        held = (
-            holder_gap(holder, {entity_id for entity_id, _ in persons}, speaker_person)
+        ids = {entity_id for entity_id, _ in persons}
+        held = holder_gap(holder, ids, speaker_person) if persons else None
+        trained, trained_fact = (
+            trained_support(vector, qplan.question, holder, ids, speaker_person)
             if persons
-            else None
+            else (None, None)
         )
-        answerable = not decide(not decision.answerable, gap, held, in_memory=decision.in_memory)
+        ruled = not decide(not decision.answerable, gap, held, in_memory=decision.in_memory)
+        answerable = combine(ruled, trained)
         reason = decision.reason
         verdict = attribute_verdict(qplan.reading.ask, persons, support or Support((), frozenset()))
         if verdict is not None:  # the asked attribute decides where it has an opinion
             answerable, reason = verdict.answerable, verdict.reason
             decision = replace(decision, unsupported=verdict.unsupported or decision.unsupported)
+        elif answerable != ruled:
+            reason = (
+                f"the trained decision: {trained_fact} answers the question ({trained:.2f})"
+                if answerable
+                else f"the trained decision: no fact the person holds answers ({trained:.2f})"
+            )
         elif answerable != decision.answerable:
             who = ", ".join(decision.persons) or "the person asked about"
             reason = (
@@ -400,6 +419,8 @@ class LinkedRetriever(Retriever):
             "fact_rule": not decision.answerable,
             "speaker_gap": gap,
             "holder_gap": held,
+            "trained": trained,
+            "trained_fact": trained_fact,
         }
 
 

@@ -64,7 +64,8 @@ class SearchResult(BaseModel):
         answer: when the question asks for an attribute and a value of it was chosen, the
             fact that answers (`kgmem.retrieve.answer`): ``subject``, ``attribute``,
             ``value``, ``value_type``, ``valid_from`` / ``valid_to`` (ISO 8601 or None),
-            ``turn_id`` (the cited turn), ``fact_id``, ``text``, ``why``, ``key``; None
+            ``turn_id`` (the cited turn), ``fact_id``, ``text``, ``why``, ``key``,
+            ``negated`` (True: the value was retracted, ``why`` says so); None
             otherwise, and always None when the question is unanswerable.
         conversation_id: the conversation searched ('' for an owner search: each hit names
             its own ``conversation_id``).
