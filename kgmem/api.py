@@ -27,6 +27,7 @@ from kgmem.ingest.pipeline import IngestReport as IngestReport
 from kgmem.ingest.pipeline import Progress as Progress
 from kgmem.memory_facts import MemoryFacts
 from kgmem.memory_forgetting import MemoryForgetting
+from kgmem.memory_standing import MemoryStanding
 from kgmem.memory_writes import MemoryWrites
 from kgmem.models import ConversationRecord as ConversationRecord
 from kgmem.retrieve.chain import ChainResult as ChainResult
@@ -34,6 +35,7 @@ from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.engine import retriever_for
 from kgmem.retrieve.retriever import Retriever, SearchResult
 from kgmem.retrieve.scope import Scope, SearchFilters
+from kgmem.retrieve.standing import check_order
 from kgmem.retrieve.warm import warm_planner, warm_read_path
 from kgmem.store import Store
 from kgmem.store.schema import await_search_indexes
@@ -47,7 +49,7 @@ __all__ = ["MAX_QUERY_CHARS", "Memory"]
 MAX_QUERY_CHARS = 10_000
 
 
-class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
+class Memory(MemoryWrites, MemoryForgetting, MemoryFacts, MemoryStanding):
     """Long-term conversational memory in Neo4j.
 
     Build with `Memory.from_settings`; the constructor touches neither the network nor the
@@ -112,6 +114,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
         between: Sequence[datetime | None] | None = None,
         sources: Sequence[str] | str | None = None,
         conversations: Sequence[str] | None = None,
+        order: str | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
@@ -140,16 +143,22 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
             sources: only turns of these source kinds: ``chat``, ``document``, ``facts``.
             conversations: with ``owner``: only these of the owner's conversations, still in
                 one read (the LangGraph store searches a namespace prefix this way).
+            order: ``"relevance"`` (best first) or ``"time"`` (the top ``k``, oldest first);
+                None: ``time`` for an ordering question ("in what order did I ...",
+                `kgmem.retrieve.standing.asks_order`), else ``relevance``.
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
             terms, trace), the plan, candidates examined, timings in ms, current/past value
-            decisions and the answerability signal (``answerable``, ``unsupported``).
+            decisions, the answerability signal (``answerable``, ``unsupported``), the
+            standing instructions that apply (``instructions``), conflicting statements among
+            the hits (``conflicts``) and the ``order`` used.
 
         Raises:
             MalformedInput: ``query`` is not a string, is longer than `MAX_QUERY_CHARS`, or is
                 not valid Unicode; neither a conversation nor an owner; a bad filter
-                (`kgmem.retrieve.scope.SearchFilters.of`).
+                (`kgmem.retrieve.scope.SearchFilters.of`); an ``order`` other than
+                ``relevance``, ``time`` or None.
             ConversationNotFound: the conversation holds no turns, or belongs to another
                 owner than ``owner`` (`kgmem.errors.OwnerNotFound`: the owner holds none).
             IndexNotOnline: on this memory's first search, a search index is still populating
@@ -164,6 +173,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
             conversations=conversations,
         )
         Scope(conversation_id=conversation_id, owner=owner)  # checked before any read
+        checked_order = check_order(order)
         self._await_indexes()
         return self.engine(config).search(
             query,
@@ -173,6 +183,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
             asked_by=asked_by,
             owner=owner,
             filters=filters,
+            order=checked_order,
         )
 
     def warm(self) -> dict[str, Any]:
