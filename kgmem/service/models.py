@@ -147,7 +147,8 @@ class SearchHitOut(BaseModel):
 
 
 class SearchOut(BaseModel):
-    """One page (`kgmem.steer.Page`)."""
+    """One page (`kgmem.steer.Page`); ``instructions``, ``conflicts`` and ``order`` as
+    `kgmem.retrieve.retriever.SearchResult` (docs/instructions-and-conflicts.md)."""
 
     query: str
     k: int
@@ -163,6 +164,9 @@ class SearchOut(BaseModel):
     unsupported: list[str] = Field(default_factory=list)
     answer: dict[str, Any] | None = None
     notes: list[str] = Field(default_factory=list)
+    instructions: list[dict[str, Any]] = Field(default_factory=list)
+    conflicts: list[dict[str, Any]] = Field(default_factory=list)
+    order: str = "relevance"
 
 
 class FactQuery(ScopeQuery):

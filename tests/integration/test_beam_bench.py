@@ -53,11 +53,11 @@ def test_bench_beam_report(memory: Memory, tmp_path: Path) -> None:
         assert kg["contradiction"]["both_flagged"] == 1.0
         assert kg["ordering"]["read_as_ordering"] == 1.0
         assert kg["ordering"]["pairwise_in_order"] == 1.0
-        _check_standing(memory, cid)
         # re-run with reuse: nothing ingested, same rankings
         again = run_beam_bench(memory, root, ks=(5, 10), reuse=True)
         assert again["ingest"] is None and again["chats"][0]["ingest"] is None
         assert again["rows"][1]["metrics"] == cos["metrics"]
+        _check_standing(memory, cid)  # last: it forgets a turn
     finally:
         memory.forget(cid)
 
