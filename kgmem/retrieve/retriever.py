@@ -261,10 +261,9 @@ class Retriever(ABC):
         request = Request(query, cid, k, as_of, asked_by, params, scope, filters)
         ranking = self._rank(request)
         ranking.hits = with_sources(self.store, ranking.hits[:k])  # document chunks' file#heading
-        ranking.hits, instructions, conflicts, used = serve_standing(
-            self.store, conversation_id=cid, query=query, vector=vector, hits=ranking.hits,
-            as_of=as_of, order=order,
-        )  # fmt: skip
+        ranking.hits, instructions, conflicts, used = self._standing(
+            request, vector, ranking.hits, order
+        )
         t_end = time.perf_counter()
         timings = {
             "embed": round((t_embed - t0) * 1000, 3),
@@ -275,6 +274,26 @@ class Retriever(ABC):
         result = self._result(request, ranking, timings)
         return result.model_copy(
             update={"instructions": instructions, "conflicts": conflicts, "order": used}
+        )
+
+    def _standing(
+        self,
+        request: Request,
+        vector: npt.NDArray[np.float32],
+        hits: list[Hit],
+        order: Order | None,
+    ) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
+        """The hits (conflict partners brought in, time order for an ordering search), the
+        instructions that apply and the conflicts (`kgmem.retrieve.standing.serve_standing`,
+        one round trip)."""
+        return serve_standing(
+            self.store,
+            conversation_id=request.conversation_id,
+            query=request.query,
+            vector=vector,
+            hits=hits,
+            as_of=request.as_of,
+            order=order,
         )
 
     def _result(
