@@ -95,14 +95,14 @@ def test_instructions_tool_and_search_fields(memory: Memory) -> None:
     )
     server = build_server(memory, fresh, k=3)
     try:
-        every = _call(server, "instructions", {}).structuredContent
+        every = _call(server, "instructions", {}).structured_content
         assert [i["turn_id"] for i in every["instructions"]] == [f"{fresh}:a1"]
         assert every["instructions"][0]["kind"] == "instruction"
         asked = {"request": "Show me the code for the export function"}
-        applies = _call(server, "instructions", asked).structuredContent
+        applies = _call(server, "instructions", asked).structured_content
         assert applies["instructions"][0]["valid_from"].startswith("20")
         found = _call(server, "search_memory", {"query": "write the export code"})
-        assert [i["turn_id"] for i in found.structuredContent["instructions"]] == [f"{fresh}:a1"]
+        assert [i["turn_id"] for i in found.structured_content["instructions"]] == [f"{fresh}:a1"]
     finally:
         memory.forget(fresh)
 
