@@ -19,7 +19,8 @@ The whole conversation is derived again after every ingest, append and forget (a
 user turns cost a few milliseconds of numpy and one write), so a revoked, forgotten or
 rewritten turn never leaves a stale instruction or conflict behind.
 
-Decisions and thresholds (all chosen by leave-one-chat-out on the BEAM dev chats, reported in
+Decisions and thresholds (set by hand from the BEAM dev chats' instruction, preference and
+contradiction turns; not yet chosen by leave-one-chat-out, see
 ``docs/instructions-and-conflicts.md``):
 
 - a turn is *standing* when the request decision (`kgmem.truth.decisions.memory_request`)
