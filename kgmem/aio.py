@@ -184,6 +184,19 @@ class AsyncMemory:
             **options,
         )
 
+    async def instructions(
+        self,
+        conversation_id: str,
+        request: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        limit: int = 5,
+    ) -> list[dict[str, Any]]:
+        """See `Memory.instructions`."""
+        return await self._run(
+            self.sync.instructions, conversation_id, request, as_of=as_of, limit=limit
+        )
+
     async def warm(self) -> dict[str, Any]:
         """See `Memory.warm`."""
         return await self._run(self.sync.warm)

@@ -27,6 +27,7 @@ from kgmem.ingest.pipeline import IngestReport as IngestReport
 from kgmem.ingest.pipeline import Progress as Progress
 from kgmem.memory_facts import MemoryFacts
 from kgmem.memory_forgetting import MemoryForgetting
+from kgmem.memory_standing import MemoryStanding
 from kgmem.memory_writes import MemoryWrites
 from kgmem.metadata import check_where
 from kgmem.metadata_search import attach_metadata, filtered_search
@@ -36,6 +37,7 @@ from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.engine import retriever_for
 from kgmem.retrieve.retriever import Retriever, SearchResult
 from kgmem.retrieve.scope import Scope, SearchFilters
+from kgmem.retrieve.standing import check_order
 from kgmem.retrieve.warm import warm_planner, warm_read_path
 from kgmem.store import Store
 from kgmem.store.schema import await_search_indexes
@@ -49,7 +51,7 @@ __all__ = ["MAX_QUERY_CHARS", "Memory"]
 MAX_QUERY_CHARS = 10_000
 
 
-class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
+class Memory(MemoryWrites, MemoryForgetting, MemoryFacts, MemoryStanding):
     """Long-term conversational memory in Neo4j.
 
     Build with `Memory.from_settings`; the constructor touches neither the network nor the
@@ -115,6 +117,7 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
         sources: Sequence[str] | str | None = None,
         conversations: Sequence[str] | None = None,
         where: Mapping[str, Any] | None = None,
+        order: str | None = None,
     ) -> SearchResult:
         """The turns that bear on ``query``, best first, each with its score terms and trace.
 
@@ -148,17 +151,23 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
                 must hold). Declared keys (``Settings.metadata_filter_keys``) filter inside the
                 vector index; others the best ``Settings.metadata_pool`` hits, and
                 ``notes`` says so (`kgmem.metadata_search`, docs/metadata.md).
+            order: ``"relevance"`` (best first) or ``"time"`` (the top ``k``, oldest first);
+                None: ``time`` for an ordering question ("in what order did I ...",
+                `kgmem.retrieve.standing.asks_order`), else ``relevance``.
 
         Returns:
             `SearchResult` with hits (turn id, text, speaker, session, observed_at UTC, score,
             terms, trace, metadata), the plan, candidates examined, timings in ms,
             current/past value decisions, the answerability signal (``answerable``,
-            ``unsupported``) and ``notes``.
+            ``unsupported``), the standing instructions that apply (``instructions``),
+            conflicting statements among the hits (``conflicts``), the ``order`` used and
+            ``notes``.
 
         Raises:
             MalformedInput: ``query`` is not a string, is longer than `MAX_QUERY_CHARS`, or is
                 not valid Unicode; neither a conversation nor an owner; a bad filter
-                (`kgmem.retrieve.scope.SearchFilters.of`, `kgmem.metadata.check_where`).
+                (`kgmem.retrieve.scope.SearchFilters.of`, `kgmem.metadata.check_where`); an
+                ``order`` other than ``relevance``, ``time`` or None.
             ConversationNotFound: the conversation holds no turns, or belongs to another
                 owner than ``owner`` (`kgmem.errors.OwnerNotFound`: the owner holds none).
             IndexNotOnline: on this memory's first search, a search index is still populating
@@ -170,12 +179,15 @@ class Memory(MemoryWrites, MemoryForgetting, MemoryFacts):
         filters = SearchFilters.of(**given)
         conditions = check_where(where) if where is not None else None
         Scope(conversation_id=conversation_id, owner=owner)  # checked before any read
+        checked_order = check_order(order)
         asked: dict[str, Any] = {"as_of": as_of, "asked_by": asked_by, "owner": owner}
         if conditions is not None:
-            search = {"config": config, **asked, **given}
+            search = {"config": config, "order": checked_order, **asked, **given}
             return filtered_search(self, query, conversation_id, k, conditions, filters, search)
         self._await_indexes()
-        result = self.engine(config).search(query, conversation_id, k, filters=filters, **asked)
+        result = self.engine(config).search(
+            query, conversation_id, k, filters=filters, order=checked_order, **asked
+        )
         attach_metadata(self.store, result.hits)
         return result
 

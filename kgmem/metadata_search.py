@@ -128,6 +128,9 @@ def filtered_search(
             "Declare the keys in KGMEM_METADATA_FILTER_KEYS and run kgmem schema apply "
             "--rebuild to filter inside the index"
         )
+    if result.order == "time":  # the k best that pass, then oldest first, as unfiltered
+        best = sorted(hits, key=lambda h: -h.score)[:k]
+        hits = sorted(best, key=lambda h: h.observed_at)
     result.hits = hits[:k]
     result.k = k
     result.filters = result.filters | {"where": where_json(conditions)}

@@ -226,7 +226,9 @@ class Page:
         omitted_tokens: their tokens.
         tokens: tokens of the hits returned (with ``max_tokens``).
         rank: how many hits earlier pages returned.
-        answerable / unsupported / answer: as `kgmem.retrieve.retriever.SearchResult`.
+        answerable / unsupported / answer / instructions / conflicts / order: as
+            `kgmem.retrieve.retriever.SearchResult` (instructions, conflicts and the answer on
+            the first page only).
         notes: one line per thing the caller should know (an unknown name, a trimmed page).
     """
 
@@ -244,6 +246,9 @@ class Page:
     unsupported: list[str] = field(default_factory=list)
     answer: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    instructions: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    order: str = "relevance"
 
 
 #: the default codec of a process (a service passes its own, configured one)
@@ -305,6 +310,9 @@ def steered_search(
         page.unsupported = list(result.unsupported)
         page.answer = result.answer if not seen else None
         page.notes += result.notes
+        page.instructions = list(result.instructions) if not seen else []
+        page.conflicts = list(result.conflicts) if not seen else []
+        page.order = result.order
     seen_set = set(seen)
     fresh = [h for h in hits if _short(h.turn_id) not in seen_set]
     more = len(fresh) > options.k

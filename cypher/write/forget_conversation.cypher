@@ -11,6 +11,10 @@ CALL {
   MATCH (p:Passage {conversation_id: $conversation_id}) DETACH DELETE p RETURN count(*) AS passages
 }
 CALL {
+  MATCH (i:Instruction {conversation_id: $conversation_id}) DETACH DELETE i
+  RETURN count(*) AS instructions
+}
+CALL {
   MATCH (t:Turn {conversation_id: $conversation_id}) DETACH DELETE t RETURN count(*) AS turns
 }
 CALL {

@@ -19,6 +19,12 @@ CALL {
 }
 CALL {
   UNWIND $turn_ids AS turn_id
+  MATCH (:Turn {id: turn_id, conversation_id: $conversation_id})<-[:STATED_IN]-(i:Instruction)
+  DETACH DELETE i
+  RETURN count(*) AS instructions
+}
+CALL {
+  UNWIND $turn_ids AS turn_id
   MATCH (t:Turn {id: turn_id, conversation_id: $conversation_id})
   DETACH DELETE t
   RETURN count(*) AS turns

@@ -19,11 +19,14 @@ Definitions (every figure is a mean in [0, 1] unless named otherwise):
   remain).
 - ``contradiction.both``: the ``first_statement`` and ``second_statement`` turns are all in the
   top 10; ``both_flagged``: that, and the pair is in ``SearchResult.conflicts``; only questions
-  where the two statements are different turns. ``flagged`` is null while kgmem has no
-  ``conflicts``.
+  where the two statements are different turns.
 - ``instructions`` (instruction and preference following): the share of evidence turns found in
-  ``SearchResult.instructions``, and the mean number of instructions per search; null while
-  kgmem has no ``instructions``.
+  ``SearchResult.instructions``, and the mean number of instructions per search (over every
+  question of the run).
+- ``ordering`` (event ordering): ``read_as_ordering``, the share of these questions whose
+  search came back in time order (``SearchResult.order == "time"``; null for the cosine row),
+  and ``pairwise_in_order``: over the questions with two or more evidence turns in the top
+  10, the share of those turns' pairs listed in the order they were said.
 - ``abstention``: kgmem abstains when ``SearchResult.answerable`` is False. ``precision`` and
   ``recall`` of abstaining on BEAM's ``abstention`` questions; ``false_abstention``: the share
   of information extraction, multi-session, knowledge update, temporal and event ordering
@@ -55,6 +58,7 @@ The JSON report has this schema::
                "metrics": {"all"|ability: {"n", "any_at": {"5": x, ...}, "all_at", "mrr"}},
                "knowledge_update": {"n", "updated_first"},
                "contradiction": {"n", "both", "both_flagged"},
+               "ordering": {"n", "read_as_ordering", "n_pairs", "pairwise_in_order"},
                "instructions": {"instruction_following"|"preference_following":
                                 {"n", "recall"}, "per_search"} | null,
                "abstention": {"n_abstention", "n_other", "tp", "fp", "fn", "precision",
@@ -170,6 +174,7 @@ def _search(memory: Memory, chat: BeamChat, k: int) -> dict[str, dict[str, Any]]
             "ms": wall,
             "read_path_ms": found.timings_ms.get("read_path", 0.0),
             "answerable": found.answerable,
+            "order": found.order,
             "conflicts": None if conflicts is None else [_pair(c) for c in conflicts],
             "instructions": None
             if instructions is None
@@ -318,6 +323,34 @@ def _instructions(
     return out
 
 
+def _ordering(
+    questions: Sequence[BeamQuestion],
+    found: dict[str, dict[str, Any]],
+    positions: dict[str, int],
+) -> dict[str, Any]:
+    """Event-ordering questions: the share read as ordering questions (hits in time order),
+    and how well the evidence turns among the top `BOTH_WITHIN` are in the order they were
+    said (pairwise: the share of their pairs in utterance order)."""
+    read, pairwise = [], []
+    for q in questions:
+        if q.ability != "event_ordering" or not q.evidence:
+            continue
+        entry = found[q.id]
+        if "order" in entry:
+            read.append(float(entry["order"] == "time"))
+        top = [t for t in entry["ranked"][:BOTH_WITHIN] if t in set(q.evidence)]
+        pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1 :]]
+        if pairs:
+            good = sum(positions.get(a, 0) < positions.get(b, 0) for a, b in pairs)
+            pairwise.append(good / len(pairs))
+    return {
+        "n": sum(1 for q in questions if q.ability == "event_ordering" and q.evidence),
+        "read_as_ordering": _mean(read) if read else None,
+        "n_pairs": len(pairwise),
+        "pairwise_in_order": _mean(pairwise),
+    }
+
+
 def _abstention(
     questions: Sequence[BeamQuestion], found: dict[str, dict[str, Any]]
 ) -> dict[str, Any] | None:
@@ -361,6 +394,7 @@ def score_rows(
     found: dict[str, dict[str, Any]],
     ks: Sequence[int],
     first: Sequence[str] = (),
+    positions: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """One report row from each question's search outcome (pure; see the module docstring).
 
@@ -372,6 +406,7 @@ def score_rows(
             and ``instructions`` (list of turn ids, or None).
         ks: the cut-offs.
         first: ids of the first question after each ingest (timed apart).
+        positions: turn id -> its utterance position (for the ordering figures).
     """
     kgmem_row = any("answerable" in v for v in found.values())
     return {
@@ -379,6 +414,7 @@ def score_rows(
         "metrics": _retrieval(questions, found, ks),
         "knowledge_update": _updated_first(questions, found),
         "contradiction": _contradiction(questions, found),
+        "ordering": _ordering(questions, found, positions or {}),
         "instructions": _instructions(questions, found) if kgmem_row else None,
         "abstention": _abstention(questions, found) if kgmem_row else None,
         "read_ms": _read_ms(found, first) if kgmem_row else None,
@@ -450,9 +486,10 @@ def run_beam_bench(
     report["counts"] = _counts(loaded, questions, turns, size)
     report["ingest"] = _rate(turns, size, ingest_s) if all_ingested else None
     report["embedding_only"] = _rate(turns, size, embed_s)
+    positions = {t.id: t.index for c in loaded for t in c.record.turns}
     report["rows"] = [
-        score_rows("kgmem", questions, found, ks, first),
-        score_rows("cosine", questions, plain, ks),
+        score_rows("kgmem", questions, found, ks, first, positions),
+        score_rows("cosine", questions, plain, ks, positions=positions),
     ]
     return report
 

@@ -18,6 +18,7 @@ from kgmem.cli.bench import bench
 from kgmem.cli.ingest import ingest
 from kgmem.cli.neo4j import neo4j
 from kgmem.cli.search import chain, current, explain, history, profile, search
+from kgmem.cli.standing import instructions
 from kgmem.cli.surfaces import ask, mcp, serve, token
 from kgmem.cli.train import train
 from kgmem.config import Settings
@@ -71,5 +72,6 @@ for command in (
     token,
     ask,
     train,
+    instructions,
 ):
     main.add_command(command)

@@ -70,6 +70,10 @@ def _print_beam(report: dict[str, Any]) -> None:
                 )
                 + f", per search {ins['per_search']}"
             )
+        od = row.get("ordering")
+        if od and od["n"]:
+            line += f"; ordering read {od['read_as_ordering']}, pairs in order "
+            line += f"{od['pairwise_in_order']} (n {od['n']})"
         if row.get("abstention"):
             ab = row["abstention"]
             line += (
@@ -118,7 +122,8 @@ def bench_beam(
 ) -> None:
     """Evidence recall on BEAM chats in BEAM's own layout (DIRECTORY: one chat, or a directory
     of them such as 100K/): ANY/ALL@k and MRR per ability, knowledge update, contradictions,
-    instructions, abstention, ingest and read speed, beside plain cosine over whole turns."""
+    instructions, ordering, abstention, ingest and read speed, beside plain cosine over whole
+    turns."""
     from kgmem.bench.beam import run_beam_bench
 
     with memory_from(ctx) as memory, progress_bar(not quiet) as progress:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from kgmem.cli._common import console, dump_json, memory_from, settings_from
+from kgmem.cli.standing import print_standing
 from kgmem.models import SOURCE_KINDS, Hit
 from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
 from kgmem.retrieve.retriever import SearchResult
@@ -121,6 +122,7 @@ def _print_explanation(result: SearchResult) -> None:
 def _print_hits(result: SearchResult, explain: bool) -> None:
     for rank, hit in enumerate(result.hits, start=1):
         _print_hit(rank, hit, result)
+    print_standing(result)
     if explain:
         _print_explanation(result)
     console.print(
@@ -191,6 +193,13 @@ KINDS = click.Choice(list(SOURCE_KINDS))
     help="Ask as of this moment (ISO 8601; naive = UTC): later turns are invisible and "
     "relative dates resolve against it.",
 )
+@click.option(
+    "--order",
+    type=click.Choice(["relevance", "time"]),
+    default=None,
+    help="relevance (best first) or time (the top k oldest first); default: time for an "
+    "ordering question ('in what order did I ...'), else relevance.",
+)
 @click.option("--explain", is_flag=True, help="Show the plan and each hit's score terms and trace.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (hits with terms and trace).")
 @click.pass_context
@@ -208,6 +217,7 @@ def search(
     engine: str,
     fact_sources: str,
     as_of: datetime | None,
+    order: str | None,
     explain: bool,
     as_json: bool,
 ) -> None:
@@ -234,6 +244,7 @@ def search(
             sessions=list(sessions) or None,
             between=(since, until) if since is not None or until is not None else None,
             sources=list(kinds) or None,
+            order=order,
         )
         if as_json:
             click.echo(dump_json(result.model_dump(mode="json")))

@@ -100,6 +100,7 @@ class Forgetting(IngestorBase):
         done = self.store.transaction(work)
         if done["turns"]:
             self._supersede_owner(cid)
+            self._derive_standing(cid)
         return done
 
     def _rederive(

@@ -11,6 +11,7 @@ from kgmem.ingest.extract import Extraction, FactExtractor
 from kgmem.ingest.nlp import DEFAULT_PIPELINE
 from kgmem.ingest.own_facts import own_facts
 from kgmem.ingest.requests import RequestPolicy
+from kgmem.ingest.standing import derive_standing
 from kgmem.ingest.threads import OwnerThreads, drop_document_persons, rescope
 from kgmem.ingest.writer import GraphWriter
 from kgmem.models import TurnRecord
@@ -59,6 +60,11 @@ class IngestorBase:
         kept = rescope(drop_document_persons(kept, documents), cid, owner)
         facts = assign_attributes(kept.facts, self.embedder.encode)  # attribute values
         return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
+
+    def _derive_standing(self, cid: str) -> None:
+        """The conversation's standing instructions and conflicts, derived again from its user
+        turns (`kgmem.ingest.standing.derive_standing`)."""
+        derive_standing(self.store, self.embedder.encode, cid)
 
     def _supersede_owner(self, cid: str) -> None:
         """In an owned conversation, the owner's current values over all its threads

@@ -176,6 +176,7 @@ class Ingestor(RequestSteps):
         if plan or drop:
             self._apply(cid, plan, given_turns, report)
         self._supersede_owner(cid)
+        self._derive_standing(cid)
         return report
 
     def _facts_of(
@@ -286,6 +287,7 @@ class Ingestor(RequestSteps):
             self._apply(cid, plan, stored, report)
         if report.turns_written:
             self._supersede_owner(cid)
+            self._derive_standing(cid)
         if progress is not None:
             progress("turns", report.turns_written, report.turns_written)
         return report

@@ -19,6 +19,10 @@ memory-tool study (cited in the kgmem issue that specified this server):
   (decided in code by supersession, never by the model);
 - ``profile(entity)``: every current attribute value of a person or thing, each with the
   turns that say it (`kgmem.api.Memory.profile`);
+- ``instructions(request?)``: the user's standing instructions and preferences that apply to
+  ``request`` (at most 5), or every one in force (`kgmem.api.Memory.instructions`; a
+  conversation server only); ``search_memory`` returns the same beside its hits, with the
+  conflicting statements among them;
 - ``remember(text, speaker, metadata?)``: append a turn through the full write path
   (embedding, facts, entities, dates, supersession), with optional metadata; works on a
   conversation that holds nothing yet;
@@ -197,6 +201,8 @@ def build_server(
         tools.profile,
         tools.remember,
     ]
+    if not tools.by_owner:
+        registered.append(tools.instructions)
     if mem.can_forget:
         registered += [tools.forget_turns, tools.forget_about]
     for tool in registered:

@@ -76,6 +76,11 @@ class SearchOutput(BaseModel):
             memory holds are then in ``speakers``.
         omitted: hits left out by ``max_tokens`` (they open the next page).
         notes: what else to know (an unknown name, a trimmed page).
+        instructions: the user's standing instructions and preferences that apply to this
+            request (follow them): ``{"turn_id", "kind", "text", "scope", "valid_from", "why"}``.
+        conflicts: statements among the hits that contradict each other (ask the user which
+            holds): ``{"turn_ids", "turns": [{"turn_id", "observed_at", "text"}], "why"}``.
+        order: ``relevance`` (best first) or ``time`` (oldest first, for an ordering question).
     """
 
     conversation_id: str
@@ -91,6 +96,23 @@ class SearchOutput(BaseModel):
     omitted: int = 0
     notes: list[str] = Field(default_factory=list)
     note: str = CITE
+    instructions: list[dict[str, Any]] = Field(default_factory=list)
+    conflicts: list[dict[str, Any]] = Field(default_factory=list)
+    order: str = "relevance"
+
+
+class InstructionsOutput(BaseModel):
+    """``instructions``' answer: the user's standing instructions and preferences.
+
+    Attributes:
+        instructions: ``{"id", "turn_id", "kind" ("instruction" | "preference"), "text",
+            "scope", "valid_from" (ISO 8601 UTC), "why", "similarity"}``; those that apply to
+            ``request`` (at most 5), or every one in force when no request was given.
+    """
+
+    conversation_id: str
+    request: str | None = None
+    instructions: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class TimelineEntry(BaseModel):

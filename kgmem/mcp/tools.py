@@ -24,6 +24,7 @@ from kgmem.mcp.models import (
     CurrentValue,
     ForgetAboutOutput,
     ForgetOutput,
+    InstructionsOutput,
     ProfileOutput,
     ProfileValue,
     RememberOutput,
@@ -256,10 +257,32 @@ class Tools:
             speakers=page.speakers,
             omitted=page.omitted,
             notes=page.notes,
+            instructions=[_plain(i) for i in page.instructions],
+            conflicts=[_plain(c) for c in page.conflicts],
+            order=page.order,
             note=CITE
             if page.answerable
             else "Memory does not support this question for the person it names; say it is "
             "not in memory. " + CITE,
+        )
+
+    async def instructions(self, request: str | None = None) -> InstructionsOutput:
+        """The user's standing instructions and preferences ("always format code with syntax
+        highlighting", "I prefer minimal dependencies"): with `request` (what the user asks
+        now), the ones that apply to it, at most 5; without, every one in force. Follow them
+        in your answer; search_memory returns the same ones beside its hits."""
+        if self.by_owner:
+            raise ToolError("instructions are kept per conversation; serve one conversation")
+        try:
+            found = await self.mem.call("instructions", self.write_to, request or None)
+        except ConversationNotFound:
+            found = []
+        except KgmemError as exc:
+            raise ToolError(str(exc)) from exc
+        return InstructionsOutput(
+            conversation_id=self.label,
+            request=request or None,
+            instructions=[_plain(i) for i in found],
         )
 
     async def timeline(self) -> TimelineOutput:
@@ -410,6 +433,15 @@ class Tools:
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
         return _forgot(self.label, outs)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with datetimes as ISO 8601 strings, through dicts and lists."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return _iso(value) if isinstance(value, datetime) else value
 
 
 def _day(value: Any) -> str:

@@ -30,6 +30,7 @@ from kgmem.retrieve.context import ConversationContext
 from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.scope import Scope, SearchFilters
 from kgmem.retrieve.sources import with_sources
+from kgmem.retrieve.standing import Order, check_order, serve_standing
 from kgmem.store import Store
 from kgmem.turns import check_unicode
 
@@ -74,6 +75,15 @@ class SearchResult(BaseModel):
             a metadata filter as ``where``: ``{key: {op: value}}``).
         notes: what the caller should know about how the hits were found (a metadata filter:
             inside the vector index, or over a widened pool; `kgmem.metadata_search`).
+        instructions: the user's standing instructions and preferences in force that apply to
+            the request, at most `kgmem.retrieve.standing.MAX_INSTRUCTIONS`, best first:
+            ``{"id", "turn_id", "kind" ("instruction" | "preference"), "text", "scope",
+            "valid_from" (UTC), "why", "similarity"}`` (`kgmem.retrieve.standing.applicable`).
+        conflicts: conflicting statements with a hit at either end (the other is brought into
+            the hits): ``{"turn_ids", "turns": [{"turn_id", "observed_at", "session",
+            "speaker", "text"}] (oldest first), "why", "score"}``; the agent should ask.
+        order: ``relevance`` (best first) or ``time`` (oldest first: an ordering question, or
+            ``order="time"``).
     """
 
     query: str
@@ -96,6 +106,9 @@ class SearchResult(BaseModel):
     owner: str | None = None
     filters: dict[str, Any] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    instructions: list[dict[str, Any]] = Field(default_factory=list)
+    conflicts: list[dict[str, Any]] = Field(default_factory=list)
+    order: str = "relevance"
 
 
 @dataclass(frozen=True)
@@ -193,6 +206,7 @@ class Retriever(ABC):
         asked_by: str | None = None,
         owner: str | None = None,
         filters: SearchFilters | None = None,
+        order: Order | None = None,
     ) -> SearchResult:
         """Rank the conversation's (or the owner's conversations') turns for ``query``.
 
@@ -216,6 +230,8 @@ class Retriever(ABC):
                 ``conversation_id``: that conversation, which must belong to the owner).
             filters: speakers, sessions, observed-time range, source kinds
                 (`kgmem.retrieve.scope.SearchFilters`), applied inside the index.
+            order: ``"relevance"`` (best first) or ``"time"`` (the top ``k`` oldest first);
+                None: ``time`` for an ordering question (`kgmem.retrieve.standing.asks_order`).
 
         Returns:
             a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
@@ -229,6 +245,7 @@ class Retriever(ABC):
         """
         if k < 1:
             raise ValueError("k must be at least 1")
+        order = check_order(order)
         # before anything reads the store: a bad query is the caller's error first
         check_unicode([query], file="query", cid=conversation_id)
         scope = Scope(conversation_id=conversation_id, owner=owner)
@@ -249,6 +266,9 @@ class Retriever(ABC):
         request = Request(query, cid, k, as_of, asked_by, params, scope, filters)
         ranking = self._rank(request)
         ranking.hits = with_sources(self.store, ranking.hits[:k])  # document chunks' file#heading
+        ranking.hits, instructions, conflicts, used = self._standing(
+            request, vector, ranking.hits, order
+        )
         t_end = time.perf_counter()
         timings = {
             "embed": round((t_embed - t0) * 1000, 3),
@@ -256,7 +276,30 @@ class Retriever(ABC):
             "total": round((t_end - t0) * 1000, 3),
             "read_path": round((t_end - t_embed) * 1000, 3),
         }
-        return self._result(request, ranking, timings)
+        result = self._result(request, ranking, timings)
+        return result.model_copy(
+            update={"instructions": instructions, "conflicts": conflicts, "order": used}
+        )
+
+    def _standing(
+        self,
+        request: Request,
+        vector: npt.NDArray[np.float32],
+        hits: list[Hit],
+        order: Order | None,
+    ) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
+        """The hits (conflict partners brought in, time order for an ordering search), the
+        instructions that apply and the conflicts (`kgmem.retrieve.standing.serve_standing`,
+        one round trip)."""
+        return serve_standing(
+            self.store,
+            conversation_id=request.conversation_id,
+            query=request.query,
+            vector=vector,
+            hits=hits,
+            as_of=request.as_of,
+            order=order,
+        )
 
     def _result(
         self, request: Request, ranking: Ranking, timings: dict[str, float]

@@ -45,12 +45,46 @@ def test_bench_beam_report(memory: Memory, tmp_path: Path) -> None:
         assert kg["metrics"]["all"]["any_at"]["10"] >= 0.8
         assert kg["abstention"]["n_abstention"] == 1 and kg["abstention"]["n_other"] == 6
         assert kg["read_ms"]["p50"] > 0 and cos["abstention"] is None
+        # the standing instruction, the preference, the contradiction and the ordering question
+        ins = kg["instructions"]
+        assert ins["instruction_following"] == {"n": 1, "recall": 1.0}
+        assert ins["preference_following"] == {"n": 1, "recall": 1.0}
+        assert ins["per_search"] <= 5
+        assert kg["contradiction"]["both_flagged"] == 1.0
+        assert kg["ordering"]["read_as_ordering"] == 1.0
+        assert kg["ordering"]["pairwise_in_order"] == 1.0
         # re-run with reuse: nothing ingested, same rankings
         again = run_beam_bench(memory, root, ks=(5, 10), reuse=True)
         assert again["ingest"] is None and again["chats"][0]["ingest"] is None
         assert again["rows"][1]["metrics"] == cos["metrics"]
+        _check_standing(memory, cid)  # last: it forgets a turn
     finally:
         memory.forget(cid)
+
+
+def _check_standing(memory: Memory, cid: str) -> None:
+    """Passages, instructions, the conflict and time order on the ingested chat."""
+    standing = {i["turn_id"]: i["kind"] for i in memory.instructions(cid)}
+    assert standing == {f"{cid}:2": "instruction", f"{cid}:8": "preference"}
+    code = memory.instructions(cid, "Write the function that exports my transactions to CSV")
+    assert [i["turn_id"] for i in code] == [f"{cid}:2"] and code[0]["why"].startswith("scope:")
+    found = memory.search("Have I used Flask-Login in this project?", cid, k=3)
+    assert [sorted(c["turn_ids"]) for c in found.conflicts] == [sorted([f"{cid}:4", f"{cid}:10"])]
+    assert {f"{cid}:4", f"{cid}:10"} <= {h.turn_id for h in found.hits}
+    first, second = found.conflicts[0]["turns"]
+    assert first["observed_at"] < second["observed_at"] and found.conflicts[0]["why"]
+    ordered = memory.search("In what order did I bring up the data model and deployment?", cid)
+    times = [h.observed_at for h in ordered.hits]
+    assert ordered.order == "time" and times == sorted(times)
+    assert memory.search("data model and deployment", cid, order="time").order == "time"
+    # a long assistant turn is searched by its passages: the fix after the code block is found
+    fix = memory.search("index on transactions.user_id and caching the monthly totals", cid)
+    top = next(h for h in fix.hits if h.turn_id == f"{cid}:7")
+    assert (
+        top.passage is not None and "user_id" in top.text[top.passage["start"] : top.passage["end"]]
+    )
+    memory.forget_turns(cid, [f"{cid}:2"])  # forgetting the turn forgets its instruction
+    assert [i["turn_id"] for i in memory.instructions(cid)] == [f"{cid}:8"]
 
 
 def test_cli_bench_beam_json_and_malformed(memory: Memory, tmp_path: Path) -> None:

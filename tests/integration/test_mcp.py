@@ -51,6 +51,7 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
 
     tools = {tool.name: tool for tool in anyio.run(main).tools}
     expected = {"search_memory", "timeline", "read_turns", "current_value", "profile", "remember"}
+    expected.add("instructions")  # a conversation server: the user's standing instructions
     if hasattr(memory, "forget_turns"):  # turn-level forgetting, where the Memory has it
         expected |= {"forget_turns", "forget_about"}
         assert set(tools["forget_turns"].input_schema["properties"]) == {"turn_ids"}
@@ -78,6 +79,33 @@ def test_lists_small_tools(memory: Memory, conversation: str) -> None:
     assert set(tools["profile"].input_schema["properties"]) == {"entity"}
     assert set(tools["remember"].input_schema["properties"]) == {"text", "speaker", "metadata"}
     assert tools["remember"].input_schema["required"] == ["text"]
+    assert set(tools["instructions"].input_schema["properties"]) == {"request"}
+
+
+def test_instructions_tool_and_search_fields(memory: Memory) -> None:
+    """A standing instruction said in the chat comes back from the instructions tool and
+    beside search_memory's hits, with its turn and date."""
+    fresh = f"it-mcp-instr-{uuid.uuid4().hex[:8]}"
+    memory.add_turns(
+        fresh,
+        [
+            {"id": "a1", "speaker": "user", "text": "Always format code with syntax highlighting."},
+            {"id": "a2", "speaker": "assistant", "text": "Sure, fenced blocks from now on."},
+            {"id": "a3", "speaker": "user", "text": "I started pottery classes on Tuesdays."},
+        ],
+    )
+    server = build_server(memory, fresh, k=3)
+    try:
+        every = _call(server, "instructions", {}).structured_content
+        assert [i["turn_id"] for i in every["instructions"]] == [f"{fresh}:a1"]
+        assert every["instructions"][0]["kind"] == "instruction"
+        asked = {"request": "Show me the code for the export function"}
+        applies = _call(server, "instructions", asked).structured_content
+        assert applies["instructions"][0]["valid_from"].startswith("20")
+        found = _call(server, "search_memory", {"query": "write the export code"})
+        assert [i["turn_id"] for i in found.structured_content["instructions"]] == [f"{fresh}:a1"]
+    finally:
+        memory.forget(fresh)
 
 
 def test_forget_about_removes_by_description_and_returns_no_text(memory: Memory) -> None:

@@ -144,3 +144,30 @@ def test_score_rows_abstention_instructions_conflicts() -> None:
     assert ins["preference_following"] == {"n": 1, "recall": 0.0}
     assert ins["per_search"] == 1.0
     assert row["read_ms"]["first"] == 10.0 and row["read_ms"]["p50"] > 10.0
+
+
+def test_score_rows_ordering() -> None:
+    questions = load_beam_chat(CHAT, "beam-t").questions
+    by = {q.ability: q for q in questions}
+    positions = {f"beam-t:{i}": i for i in range(16)}
+    found = {q.id: {"ranked": ["beam-t:1"], "order": "relevance"} for q in questions}
+    ordering = by["event_ordering"].id  # evidence 0, 6, 14
+    found[ordering] = {"ranked": ["beam-t:0", "beam-t:14", "beam-t:6"], "order": "time"}
+    row = score_rows("x", questions, found, (10,), positions=positions)
+    # pairs (0,14) and (0,6) in order, (14,6) not
+    assert row["ordering"] == {
+        "n": 1,
+        "read_as_ordering": 1.0,
+        "n_pairs": 1,
+        "pairwise_in_order": round(2 / 3, 4),
+    }
+    assert (
+        score_rows(
+            "c",
+            questions,
+            {q: {"ranked": v["ranked"]} for q, v in found.items()},
+            (10,),
+            positions=positions,
+        )["ordering"]["read_as_ordering"]
+        is None
+    )

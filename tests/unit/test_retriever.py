@@ -29,6 +29,9 @@ class Stub(Retriever):
         super().__init__(store, Embedder("unused-model"), EngineConfig(engine="cosine"))
         self.requests: list[Request] = []
 
+    def _standing(self, request, vector, hits, order):  # type: ignore[no-untyped-def]
+        return hits, [], [], order or "relevance"  # no instructions or conflicts to read
+
     def _rank(self, request: Request) -> Ranking:
         self.requests.append(request)
         hits = [

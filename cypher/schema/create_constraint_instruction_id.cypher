@@ -1,0 +1,2 @@
+// One node per standing instruction or preference (kgmem.ingest.standing).
+CREATE CONSTRAINT instruction_id IF NOT EXISTS FOR (i:Instruction) REQUIRE i.id IS UNIQUE

@@ -1,0 +1,221 @@
+"""What a search serves beside its ranked turns: the standing instructions and preferences that
+apply to the request, the conflicts among the hits, and time order for ordering questions.
+
+Written by `kgmem.ingest.standing`; read here in one round trip (``read/standing``) after the
+hits are ranked, so none of it changes which turns rank where, except that a hit's conflicting
+statement is brought into the hits (it takes the place of the last hit that is in no conflict)
+and an ordering search returns its hits in time order.
+
+- **Applicability** (`applicable`): an instruction in force at the moment of asking applies
+  when its vector (its turn's) lies within `APPLY_COS` of the request's, or when its typed
+  scopes (`kgmem.ingest.standing.typed_scopes`: code, formatting, dependencies, security,
+  testing, performance) meet the request's: "always format code with syntax highlighting"
+  applies to every request for code, whatever its words. At most `MAX_INSTRUCTIONS` are
+  served, those sharing most scopes and most similar first, so an agent can put them in every
+  prompt.
+- **Conflicts** (`conflicts_of`): each ``CONFLICTS`` pair with a hit at either end, as
+  ``{"turn_ids", "turns": [{"turn_id", "observed_at", "session", "speaker", "text"}], "why",
+  "score"}``; the agent should ask which statement holds.
+- **Order** (`asks_order`, `in_time_order`): "in what order did I ...", "what did I do first",
+  "in chronological order" read as ordering questions; their hits (or any search's with
+  ``order="time"``) come back oldest first, each with its date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from kgmem.errors import MalformedInput
+from kgmem.ingest.standing import typed_scopes
+from kgmem.models import Hit
+from kgmem.store import Store
+
+__all__ = [
+    "APPLY_COS",
+    "MAX_INSTRUCTIONS",
+    "ORDERS",
+    "Order",
+    "applicable",
+    "asks_order",
+    "check_order",
+    "conflicts_of",
+    "in_time_order",
+    "serve_standing",
+]
+
+#: cosine between an instruction's vector and the request's above which it applies
+APPLY_COS = 0.35
+#: the most instructions one search serves
+MAX_INSTRUCTIONS = 5
+#: characters of each conflicting turn's text a conflict shows
+CONFLICT_TEXT_CHARS = 300
+Order = Literal["relevance", "time"]
+ORDERS: tuple[str, ...] = ("relevance", "time")
+
+_ORDER_QUESTION = re.compile(
+    r"\b(?:in (?:what|which) order|order in which|in (?:chronological|the right|the same) order|"
+    r"chronological(?:ly)?|in order(?! to\b)(?! for\b)|(?:what|which) (?:did|have) (?:i|we) "
+    r"\w+(?: \w+)? first|(?:what|which) came first|sequence (?:of|in which))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_order(query: str) -> bool:
+    """Whether ``query`` asks for an order in time ("In what order did I bring up A, B and C?",
+    "What did I do first?"); "in order to" is not one."""
+    return bool(_ORDER_QUESTION.search(query[:2000]))
+
+
+def check_order(order: object) -> Order | None:
+    """``order`` checked: None, ``"relevance"`` or ``"time"``.
+
+    Raises:
+        MalformedInput: anything else (``argument`` ``order``).
+    """
+    if order is None or order in ORDERS:
+        return order  # type: ignore[return-value]
+    raise MalformedInput(
+        f"order must be one of {list(ORDERS)} or None, not {order!r}", argument="order"
+    )
+
+
+def applicable(
+    rows: Sequence[dict[str, Any]],
+    vector: npt.NDArray[np.float32] | None,
+    request: str | None,
+    limit: int = MAX_INSTRUCTIONS,
+) -> list[dict[str, Any]]:
+    """The instructions of ``rows`` (``read/standing`` rows) that apply to ``request`` (module
+    docstring), best first, at most ``limit``; with no request, every one, oldest first.
+
+    Each is ``{"id", "turn_id", "kind", "text", "scope", "valid_from", "why", "similarity"}``
+    (``why``: ``scope:<names>`` or ``similar``; ``similarity`` the cosine in [-1, 1])."""
+    scopes = set(typed_scopes(request)) if request else set()
+    chosen: list[tuple[float, dict[str, Any]]] = []
+    for row in rows:
+        sim = (
+            float(np.asarray(row["embedding"], dtype=np.float32) @ vector)
+            if vector is not None and row.get("embedding") is not None
+            else 0.0
+        )
+        shared = sorted(scopes & set(row.get("scope") or ()))
+        if request and not shared and sim < APPLY_COS:
+            continue
+        why = f"scope:{','.join(shared)}" if shared else ("similar" if request else "standing")
+        item = {k: row.get(k) for k in ("id", "turn_id", "kind", "text", "scope", "valid_from")}
+        item["scope"] = list(item["scope"] or [])
+        item |= {"why": why, "similarity": round(sim, 4)}
+        chosen.append((len(shared) * 0.2 + sim, item))
+    if not request:
+        return [item for _, item in chosen]
+    chosen.sort(key=lambda pair: -pair[0])
+    return [item for _, item in chosen[:limit]]
+
+
+def conflicts_of(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``read/standing`` conflict rows as `SearchResult.conflicts` entries (module docstring)."""
+    out = []
+    for row in rows:
+        turns = [
+            {
+                "turn_id": row[f"{end}_id"],
+                "observed_at": row[f"{end}_at"],
+                "session": row[f"{end}_session"],
+                "speaker": row[f"{end}_speaker"],
+                "text": (row[f"{end}_text"] or "")[:CONFLICT_TEXT_CHARS],
+            }
+            for end in ("from", "to")
+        ]
+        turns.sort(key=lambda t: (t["observed_at"] is None, t["observed_at"]))
+        out.append(
+            {
+                "turn_ids": [t["turn_id"] for t in turns],
+                "turns": turns,
+                "why": row["why"],
+                "score": row["score"],
+            }
+        )
+    return out
+
+
+def _with_partners(hits: list[Hit], rows: Sequence[dict[str, Any]]) -> list[Hit]:
+    """``hits`` with each conflict's other statement brought in right after its partner, in the
+    place of the last hits that are in no conflict (the number of hits stays)."""
+    k = len(hits)
+    present = {h.turn_id for h in hits}
+    paired: set[str] = set()
+    out = list(hits)
+    for row in rows:
+        for mine, other in (("from", "to"), ("to", "from")):
+            if row[f"{mine}_id"] in present and row[f"{other}_id"] not in present:
+                at = next(i for i, h in enumerate(out) if h.turn_id == row[f"{mine}_id"])
+                partner = out[at]
+                out.insert(
+                    at + 1,
+                    Hit(
+                        turn_id=row[f"{other}_id"],
+                        text=row[f"{other}_text"],
+                        speaker=row[f"{other}_speaker"],
+                        session=row[f"{other}_session"],
+                        observed_at=row[f"{other}_at"],
+                        conversation_id=partner.conversation_id,
+                        score=partner.score,
+                        terms={"conflict": float(row["score"] or 0.0)},
+                        trace={"generator": "conflict", "conflicts_with": partner.turn_id},
+                    ),
+                )
+                present.add(row[f"{other}_id"])
+            paired |= {row["from_id"], row["to_id"]}
+    while len(out) > k:
+        drop = next(
+            (i for i in range(len(out) - 1, -1, -1) if out[i].turn_id not in paired), len(out) - 1
+        )
+        out.pop(drop)
+    return out
+
+
+def in_time_order(hits: list[Hit], positions: dict[str, int]) -> list[Hit]:
+    """``hits`` oldest first (by time, then utterance position ``positions``; stable)."""
+    return sorted(hits, key=lambda h: (h.observed_at, positions.get(h.turn_id, 0)))
+
+
+def serve_standing(
+    store: Store,
+    *,
+    conversation_id: str,
+    query: str,
+    vector: npt.NDArray[np.float32],
+    hits: list[Hit],
+    as_of: datetime | None,
+    order: Order | None,
+) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
+    """The hits (partners brought in; in time order for an ordering search), the applicable
+    instructions, the conflicts and the order used, in one round trip (``read/standing``).
+    An owner search (no ``conversation_id``) gets the conflicts of each hit's conversation and
+    no instructions."""
+    used: Order = order or ("time" if asks_order(query) else "relevance")
+    cids = [conversation_id] if conversation_id else sorted({h.conversation_id for h in hits})
+    instructions: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    positions: dict[str, int] = {}
+    for cid in cids:
+        read = store.read(
+            "read/standing",
+            conversation_id=cid,
+            as_of=as_of,
+            turn_ids=[h.turn_id for h in hits],
+        )[0]
+        if conversation_id:
+            instructions = applicable(read["instructions"], vector, query)
+        rows.extend(read["conflicts"])
+        positions |= {p["id"]: p["index"] for p in read["positions"]}
+    hits = _with_partners(hits, rows) if rows else hits
+    if used == "time":
+        hits = in_time_order(hits, positions)
+    return hits, instructions, conflicts_of(rows), used
