@@ -76,9 +76,8 @@ def differences(
                 yield sub, "<missing>", after[i]
             else:
                 yield from differences(before[i], after[i], sub, tolerance, extra_ignored)
-    elif isinstance(before, (dict, list)) or isinstance(after, (dict, list)):
-        yield path, before, after
-    elif not _equal_leaf(before, after, tolerance):
+    elif (isinstance(before, (dict, list)) or isinstance(after, (dict, list))
+          or not _equal_leaf(before, after, tolerance)):
         yield path, before, after
 
 

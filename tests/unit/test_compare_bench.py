@@ -12,7 +12,8 @@ _SPEC.loader.exec_module(compare_bench)
 REPORT = {
     "schema": "kgmem.bench.locomo/1",
     "git_commit": "abc",
-    "rows": [{"name": "shipped", "metrics": {"all": {"all_at": {"10": 0.757}, "latency_p50_ms": 3.1}},
+    "rows": [{"name": "shipped",
+              "metrics": {"all": {"all_at": {"10": 0.757}, "latency_p50_ms": 3.1}},
               "latency_ms": {"read_path": {"p50": 2.0, "p95": 4.0}}}],
     "ingest": {"c1": {"seconds": {"extract": 1.5}, "turns": 10, "ms": 12}},
 }
@@ -36,14 +37,16 @@ def test_identical_reports_pass_whatever_the_timings(tmp_path, capsys):
                      l=lambda d: d["rows"][0]["latency_ms"]["read_path"].update(p50=7.0),
                      s=lambda d: d["ingest"]["c1"]["seconds"].update(extract=9.0),
                      g=lambda d: d.update(git_commit="def"))
-    code = compare_bench.main([_write(tmp_path, "a.json", REPORT), _write(tmp_path, "b.json", after)])
+    code = compare_bench.main([_write(tmp_path, "a.json", REPORT),
+                               _write(tmp_path, "b.json", after)])
     assert code == 0
     assert "identical" in capsys.readouterr().out
 
 
 def test_a_changed_metric_fails_and_is_named(tmp_path, capsys):
     after = _changed(m=lambda d: d["rows"][0]["metrics"]["all"]["all_at"].update({"10": 0.758}))
-    code = compare_bench.main([_write(tmp_path, "a.json", REPORT), _write(tmp_path, "b.json", after)])
+    code = compare_bench.main([_write(tmp_path, "a.json", REPORT),
+                               _write(tmp_path, "b.json", after)])
     assert code == 1
     assert "$.rows[0].metrics.all.all_at.10: 0.757 != 0.758" in capsys.readouterr().out
 
