@@ -52,7 +52,8 @@ def test_a_changed_metric_fails_and_is_named(tmp_path, capsys):
 
 
 def test_tolerance_admits_float_noise_only():
-    after = _changed(m=lambda d: d["rows"][0]["metrics"]["all"]["all_at"].update({"10": 0.757 + 1e-12}))
+    noisy = 0.757 + 1e-12
+    after = _changed(m=lambda d: d["rows"][0]["metrics"]["all"]["all_at"].update({"10": noisy}))
     assert list(compare_bench.differences(REPORT, after, tolerance=1e-9)) == []
     assert len(list(compare_bench.differences(REPORT, after))) == 1
 
