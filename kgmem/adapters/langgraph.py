@@ -332,7 +332,7 @@ class KgmemStore(BaseStore):
             # is then simply the later one, as it would be had it queued behind this one)
             return
         # a store write never deletes: memory requests are not looked for in stored items
-        self.memory._add_turns(
+        self.memory.writer._add_turns(
             put.conversation_id,
             [{"id": put.key, "speaker": put.speaker, "text": put.text}],
             requests=False,

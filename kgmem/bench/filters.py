@@ -120,7 +120,7 @@ def _write(memory: Memory, owners: Sequence[str], n: int, seed: int) -> dict[str
         turns, vectors, targets[owner] = _owner_turns(owner, n, rng, dim)
         sessions = sorted({(t.conversation_id, t.session) for t in turns})
         for cid in sorted({t.conversation_id for t in turns}):
-            memory._claim_owner(cid, owner)
+            memory.owners.claim(cid, owner)
         writer.sessions(
             [SessionRecord(conversation_id=c, session=s, started_at=WHEN) for c, s in sessions]
         )

@@ -379,7 +379,7 @@ def test_truth_08_forget_turns_leaves_no_trace(memory: Memory, driver: neo4j.Dri
         found = strings_containing(driver, secrets)
         assert found == []
         assert fulltext_hits(driver, cid, ["Cologne", "4471", "QZ", "PIN"]) == []
-        assert cid not in memory._contexts  # the cached entity names are gone
+        assert cid not in memory.caches.contexts  # the cached entity names are gone
         hits = memory.search("What is Noa's PIN?", cid, k=10).hits
         assert f"{cid}:a1" not in [h.turn_id for h in hits]
         assert all("4471" not in json.dumps(h.trace, default=str) for h in hits)
@@ -387,7 +387,7 @@ def test_truth_08_forget_turns_leaves_no_trace(memory: Memory, driver: neo4j.Dri
         assert now is not None and now["cites"] == [f"{cid}:a2"] and now["valid_to"] is None
         assert now["superseded_by"] is None
         assert memory.search("What is Noa allergic to?", cid, k=10).hits[0].turn_id == f"{cid}:a3"
-        context = memory._contexts.get(cid)  # rebuilt by the searches above
+        context = memory.caches.contexts.get(cid)  # rebuilt by the searches above
         assert context is not None
         cached = json.dumps(context, default=lambda o: getattr(o, "__dict__", str(o))).lower()
         assert "noa" in cached and "cologne" not in cached and "4471" not in cached
