@@ -113,6 +113,7 @@ class AsyncMemory:
     warm = awaited(Memory.warm)
     evidence_cypher = awaited(Memory.evidence_cypher)
     counts = awaited(Memory.counts)
+    turns_around = awaited(Memory.turns_around)
     chain = awaited(Memory.chain)
     history = awaited(Memory.history)
     current = awaited(Memory.current)

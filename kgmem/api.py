@@ -32,6 +32,7 @@ from kgmem.memory.delegate import delegate
 from kgmem.memory.facts import Facts
 from kgmem.memory.forgetter import Forgetter
 from kgmem.memory.ingestors import Ingestors
+from kgmem.memory.items import KeyedItems
 from kgmem.memory.owners import Owners
 from kgmem.memory.schema import SchemaKeeper
 from kgmem.memory.search import MAX_QUERY_CHARS, Searcher, check_query
@@ -81,6 +82,8 @@ class Memory:
             store, settings, self.schema, self.owners, self.ingestors, self.caches
         )
         self.facts = Facts(store, self.owners, self.caches)
+        #: the LangGraph store's keyed item versions (`kgmem.memory.items`)
+        self.items = KeyedItems(store, self.writer)
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> Memory:
@@ -147,6 +150,7 @@ class Memory:
     evidence_cypher = delegate("searcher", Searcher.evidence_cypher)
     conversations = delegate("searcher", Searcher.conversations)
     counts = delegate("searcher", Searcher.counts)
+    turns_around = delegate("searcher", Searcher.turns_around)
 
     # --- facts over time: kgmem.memory.facts -------------------------------------------------
     chain = delegate("facts", Facts.chain)

@@ -95,13 +95,6 @@ class AwaitableMemory:
         else:
             self.memory.close()
 
-    async def read(self, statement: str, **params: Any) -> list[dict[str, Any]]:
-        if isinstance(self.memory, AsyncMemory):
-            return await self.memory.read(statement, **params)
-        fn = functools.partial(self.memory.store.read, statement, **params)
-        rows: list[dict[str, Any]] = await anyio.to_thread.run_sync(fn)
-        return rows
-
 
 def _when(value: str | None, name: str, *, end: bool) -> datetime | None:
     """An ISO 8601 date or datetime from a tool argument (naive = UTC; a date as ``until``
@@ -290,9 +283,7 @@ class Tools:
             raise ToolError(f"window must be between 0 and {MAX_WINDOW}")
         cid = await self._own(turn_id)
         try:
-            rows = await self.mem.read(
-                "read/evidence_turn_window", conversation_id=cid, turn_id=turn_id, window=window
-            )
+            rows = await self.mem.call("turns_around", cid, turn_id, window=window)
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
         if not rows:
@@ -361,9 +352,7 @@ class Tools:
             )
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
-        rows = await self.mem.read(
-            "read/evidence_turn_window", conversation_id=cid, turn_id=f"{cid}:{local}", window=0
-        )
+        rows = await self.mem.call("turns_around", cid, f"{cid}:{local}")
         fallback = {"turn_id": f"{cid}:{local}", "observed_at": when, "speaker": who}
         turn = _turn(rows[0]) if rows else _turn(fallback | {"session": 1, "text": text})
         return RememberOutput(

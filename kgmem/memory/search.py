@@ -189,6 +189,21 @@ class Searcher:
         return {k: int(v) for k, v in rows[0].items()}
 
 
+    @checks_ids
+    def turns_around(
+        self, conversation_id: str, turn_id: str, window: int = 0
+    ) -> list[dict[str, Any]]:
+        """A turn with ``window`` turns said before and after it, in conversation order
+        (``read/evidence_turn_window``; ``window`` is capped at 10): dicts with ``turn_id``,
+        ``speaker``, ``session``, ``observed_at`` (UTC), ``text`` and ``offset``
+        (-window..window, 0 = the turn). Empty when the conversation holds no such turn."""
+        return self.store.read(
+            "read/evidence_turn_window",
+            conversation_id=conversation_id,
+            turn_id=turn_id,
+            window=window,
+        )
+
 def check_query(query: object, conversation_id: str | None = None) -> None:
     """Check a search query before anything is read (every surface that searches calls it).
 
