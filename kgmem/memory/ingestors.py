@@ -29,9 +29,9 @@ class Ingestors:
         """The rule-based fact extractors, loaded lazily: spaCy clauses, lexicon statements
         (`kgmem.ingest.relations`) and value-form statements (`kgmem.ingest.attributes`)."""
         if self._extractor is None:
-            from kgmem.ingest.attributes import ValueExtractor
             from kgmem.ingest.extract import SpacyExtractor
             from kgmem.ingest.relations import CombinedExtractor, RelationExtractor
+            from kgmem.ingest.value_statements import ValueExtractor
 
             self._extractor = CombinedExtractor(
                 [SpacyExtractor(self.settings.spacy_model), RelationExtractor(), ValueExtractor()]
