@@ -20,12 +20,12 @@ from typing import Any
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
+from kgmem.ingest.append import AppendHook as AppendHook
 from kgmem.ingest.documents import Document as Document
 from kgmem.ingest.documents import DocumentReport as DocumentReport
-from kgmem.ingest.pipeline import AppendHook as AppendHook
-from kgmem.ingest.pipeline import FactSources as FactSources
-from kgmem.ingest.pipeline import IngestReport as IngestReport
-from kgmem.ingest.pipeline import Progress as Progress
+from kgmem.ingest.report import FactSources as FactSources
+from kgmem.ingest.report import IngestReport as IngestReport
+from kgmem.ingest.report import Progress as Progress
 from kgmem.ingest.requests import RequestPolicy
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.delegate import delegate

@@ -26,7 +26,7 @@ from kgmem.audit.terms import format_terms, term_names
 
 if TYPE_CHECKING:
     from kgmem.models import Hit
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["build_picture", "key_label", "missed_gold"]
 

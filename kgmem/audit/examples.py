@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from kgmem.audit.picture import POOL_K
+from kgmem.audit.model import POOL_K
 
 if TYPE_CHECKING:
     from kgmem.api import Memory
     from kgmem.models import QuestionRecord
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["EXAMPLE_KINDS", "pick_examples"]
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kgmem.api import Memory
     from kgmem.models import QuestionRecord
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["grade"]
 

@@ -90,7 +90,7 @@ from kgmem.bench.per_question import (
 )
 from kgmem.bench.reading import read_answers
 from kgmem.ingest.locomo import load_locomo
-from kgmem.ingest.pipeline import FactSources
+from kgmem.ingest.report import FactSources
 from kgmem.models import ConversationRecord, Hit, QuestionRecord
 from kgmem.reader import Reader, format_turns
 from kgmem.retrieve.config import EngineConfig

@@ -11,7 +11,7 @@ from rich.table import Table
 from kgmem.cli._common import console, dump_json, memory_from, progress_bar
 from kgmem.ingest.chat import load_chat
 from kgmem.ingest.locomo import load_locomo
-from kgmem.ingest.pipeline import IngestReport
+from kgmem.ingest.report import IngestReport
 from kgmem.models import ConversationRecord
 
 FACTS = click.Choice(["annotation", "extracted", "both", "none"])

@@ -47,11 +47,11 @@ from kgmem.ingest.extract import FactExtractor
 from kgmem.ingest.forgetting import ForgetStage
 from kgmem.ingest.language import count_languages, note_report
 from kgmem.ingest.nlp import DEFAULT_PIPELINE
-from kgmem.ingest.own_facts import NOT_THE_USER, own_facts
 from kgmem.ingest.passages import embed_turn_texts
 from kgmem.ingest.report import FactSources, IngestReport, Progress
+from kgmem.ingest.request_grammar import ParsedRequest
 from kgmem.ingest.request_steps import RequestStage
-from kgmem.ingest.requests import ParsedRequest, RequestPlan, RequestPolicy
+from kgmem.ingest.requests import RequestPlan, RequestPolicy
 from kgmem.ingest.stored import changed, keyed, turn_from_row
 from kgmem.ingest.supersession import assign_keys, supersession_links
 from kgmem.ingest.units import dedupe_entities, plan_units, serial
@@ -70,15 +70,7 @@ from kgmem.models import ConversationRecord, EntityRecord, FactRecord, SessionRe
 from kgmem.store import Store, Transaction
 
 __all__ = [
-    "NOT_THE_USER",
-    "AppendHook",
-    "FactSources",
-    "IngestReport",
     "Ingestor",
-    "NewTurn",
-    "Progress",
-    "allocate_turns",
-    "own_facts",
 ]
 
 

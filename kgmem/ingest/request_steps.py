@@ -15,16 +15,8 @@ from kgmem.ingest.context import IngestContext, Stage
 from kgmem.ingest.forgetting import ForgetStage
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.report import IngestReport
-from kgmem.ingest.requests import (
-    ParsedRequest,
-    RequestOutcome,
-    RequestPlan,
-    RequestPolicy,
-    detect,
-    mask,
-    may_request,
-    plan_requests,
-)
+from kgmem.ingest.request_grammar import ParsedRequest, detect, mask, may_request
+from kgmem.ingest.requests import RequestOutcome, RequestPlan, RequestPolicy, plan_requests
 from kgmem.ingest.stored import turn_from_row
 from kgmem.ingest.threads import conversation_of, owner_turns
 from kgmem.models import TurnRecord

@@ -12,7 +12,7 @@ from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
 from kgmem.ids import checks_ids
 from kgmem.ingest.nlp import load_pipeline
-from kgmem.ingest.requests import topic_request
+from kgmem.ingest.request_grammar import topic_request
 from kgmem.ingest.threads import OwnerThreads
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.ingestors import Ingestors

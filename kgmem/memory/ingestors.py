@@ -7,7 +7,8 @@ from typing import Any
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
-from kgmem.ingest.pipeline import FactSources, Ingestor
+from kgmem.ingest.pipeline import Ingestor
+from kgmem.ingest.report import FactSources
 from kgmem.ingest.requests import RequestPolicy
 from kgmem.roles import check_roles
 from kgmem.store import Store

@@ -12,8 +12,9 @@ from typing import Any
 from kgmem.embed import Embedder
 from kgmem.errors import KgmemError, MalformedInput
 from kgmem.ids import checks_ids
+from kgmem.ingest.append import AppendHook, NewTurn
 from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
-from kgmem.ingest.pipeline import AppendHook, FactSources, IngestReport, NewTurn, Progress
+from kgmem.ingest.report import FactSources, IngestReport, Progress
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.ingestors import Ingestors
 from kgmem.memory.owners import Owners

@@ -21,35 +21,23 @@ from typing import Any, Protocol
 
 from kgmem.lexicon import lexicon
 from kgmem.retrieve.chain_parse import (
-    STOPWORDS,
     ChainPlan,
     Mention,
     NameSpan,
     chain_order,
-    chain_question,
     compile_question,
     name_key,
-    unexplained_words,
 )
 from kgmem.retrieve.question import Question
 from kgmem.store import Store
 
 __all__ = [
     "COSTS",
-    "STOPWORDS",
-    "ChainPlan",
     "ChainResult",
     "FactSource",
     "Hop",
-    "Mention",
-    "NameSpan",
     "StoreFactSource",
-    "chain_order",
-    "chain_question",
-    "compile_question",
     "follow_chain",
-    "name_key",
-    "unexplained_words",
 ]
 
 #: Fixed relaxation costs (dimensionless; a path's score is ``1 / (1 + total cost)``, in (0, 1]).

@@ -10,13 +10,11 @@ from pathlib import Path
 import pytest
 
 from kgmem.errors import DocumentRejected, MalformedInput
+from kgmem.ingest.document_chunks import CHUNK_CHARS, chunk_markdown, chunk_text
 from kgmem.ingest.documents import (
-    CHUNK_CHARS,
     MAX_DOCUMENT_BYTES,
     MAX_DOCUMENT_CHARS,
     MAX_PDF_BYTES,
-    chunk_markdown,
-    chunk_text,
     load_document,
     plan_document,
 )
