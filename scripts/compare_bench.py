@@ -3,6 +3,7 @@
 Usage::
 
     python scripts/compare_bench.py BEFORE.json AFTER.json [--tolerance 0] [--ignore KEY ...]
+        [--unordered KEY ...]
 
 Works on any report that `kgmem bench ... --json` writes (locomo, mab, cases, beam, truth):
 both files are walked together as nested dicts and lists, and every leaf (number, string,
@@ -13,8 +14,10 @@ Timing varies from run to run and is left out: a key is skipped, with everything
 when it is one of ``IGNORED_KEYS`` (``seconds``, ``ms``, ``p50``, ``p95``, ``turns_per_s``,
 ``git_commit``, ``elapsed``) or ends in one of ``IGNORED_SUFFIXES`` (``_ms``, ``_seconds``,
 ``_per_s``), e.g. ``latency_ms``, ``embedding_ms``, ``latency_p50_ms``. ``--ignore KEY`` adds
-keys. Prints one line per difference (path, before, after; at most ``--limit``) and a
-summary; exit status 0 = identical, 1 = different, 2 = unreadable input.
+keys. ``--unordered KEY`` compares the lists under ``KEY`` as multisets, for lists whose
+order the store does not define (a check's ``entities`` in the cases report). Prints one line
+per difference (path, before, after; at most ``--limit``) and a summary; exit status
+0 = identical, 1 = different, 2 = unreadable input.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ def differences(
     path: str = "$",
     tolerance: float = 0.0,
     extra_ignored: frozenset[str] = frozenset(),
+    unordered: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[str, Any, Any]]:
     """Every (path, before, after) where the two reports differ, in document order.
 
@@ -65,8 +69,17 @@ def differences(
                 yield sub, before[key], "<missing>"
             elif key not in before:
                 yield sub, "<missing>", after[key]
+            elif (
+                str(key) in unordered
+                and isinstance(before[key], list)
+                and isinstance(after[key], list)
+            ):
+                if sorted(map(_canonical, before[key])) != sorted(map(_canonical, after[key])):
+                    yield sub, before[key], after[key]
             else:
-                yield from differences(before[key], after[key], sub, tolerance, extra_ignored)
+                yield from differences(
+                    before[key], after[key], sub, tolerance, extra_ignored, unordered
+                )
     elif isinstance(before, list) and isinstance(after, list):
         for i in range(max(len(before), len(after))):
             sub = f"{path}[{i}]"
@@ -75,10 +88,16 @@ def differences(
             elif i >= len(before):
                 yield sub, "<missing>", after[i]
             else:
-                yield from differences(before[i], after[i], sub, tolerance, extra_ignored)
+                yield from differences(
+                    before[i], after[i], sub, tolerance, extra_ignored, unordered
+                )
     elif (isinstance(before, (dict, list)) or isinstance(after, (dict, list))
           or not _equal_leaf(before, after, tolerance)):
         yield path, before, after
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def _short(value: Any) -> str:
@@ -92,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after")
     parser.add_argument("--tolerance", type=float, default=0.0)
     parser.add_argument("--ignore", action="append", default=[], metavar="KEY")
+    parser.add_argument("--unordered", action="append", default=[], metavar="KEY")
     parser.add_argument("--limit", type=int, default=50, help="differences printed at most")
     args = parser.parse_args(argv)
     try:
@@ -102,8 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"cannot read report: {exc}", file=sys.stderr)
         return 2
-    found = list(differences(before, after, tolerance=args.tolerance,
-                             extra_ignored=frozenset(args.ignore)))
+    found = list(
+        differences(
+            before,
+            after,
+            tolerance=args.tolerance,
+            extra_ignored=frozenset(args.ignore),
+            unordered=frozenset(args.unordered),
+        )
+    )
     for path, a, b in found[: args.limit]:
         print(f"{path}: {_short(a)} != {_short(b)}")
     if found:

@@ -77,3 +77,13 @@ def test_unreadable_input_exits_2(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
     assert compare_bench.main([str(bad), str(bad)]) == 2
+
+
+def test_unordered_keys_compare_as_multisets():
+    before = {"checks": [{"entities": ["Pia", "jazz"], "ranked": ["a1", "b1"]}]}
+    same = {"checks": [{"entities": ["jazz", "Pia"], "ranked": ["a1", "b1"]}]}
+    other = {"checks": [{"entities": ["jazz", "Kai"], "ranked": ["a1", "b1"]}]}
+    keys = frozenset({"entities"})
+    assert list(compare_bench.differences(before, same, unordered=keys)) == []
+    assert len(list(compare_bench.differences(before, same))) == 2
+    assert len(list(compare_bench.differences(before, other, unordered=keys))) == 1
