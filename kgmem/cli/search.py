@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from kgmem.cli._common import console, dump_json, memory_from, settings_from
+from kgmem.cli._common import console, dump_json, json_option, memory_from, settings_from
 from kgmem.models import SOURCE_KINDS, Hit
 from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
 from kgmem.retrieve.retriever import SearchResult
@@ -192,7 +192,7 @@ KINDS = click.Choice(list(SOURCE_KINDS))
     "relative dates resolve against it.",
 )
 @click.option("--explain", is_flag=True, help="Show the plan and each hit's score terms and trace.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (hits with terms and trace).")
+@json_option("Print JSON (hits with terms and trace).")
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -279,7 +279,7 @@ def search(
     is_flag=True,
     help="Draw the hits' whole evidence subgraph, not only what brought each hit.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def explain(
     ctx: click.Context,
@@ -376,7 +376,7 @@ def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
     "--owner", default=None, help="Gather NAME's values from all conversations of this owner."
 )
 @click.option("--history", "with_history", is_flag=True, help="Add superseded values.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def profile(
     ctx: click.Context,
@@ -414,7 +414,7 @@ def profile(
 @click.argument("entity")
 @click.argument("relation")
 @click.option("--conversation", "conversation_id", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def current(
     ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool
@@ -431,7 +431,7 @@ def current(
 @click.argument("entity")
 @click.argument("relation")
 @click.option("--conversation", "conversation_id", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def history(
     ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool
@@ -445,7 +445,7 @@ def history(
 @click.command()
 @click.argument("question")
 @click.option("--conversation", "conversation_id", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (answer, hops, cited turns).")
+@json_option("Print JSON (answer, hops, cited turns).")
 @click.pass_context
 def chain(ctx: click.Context, question: str, conversation_id: str, as_json: bool) -> None:
     """Answer a chain QUESTION ("the capital of the country of citizenship of the spouse of X")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from kgmem.cli._common import console, dump_json, memory_from, settings_from
+from kgmem.cli._common import console, dump_json, json_option, memory_from, settings_from
 
 __all__ = ["ask", "mcp", "serve", "token"]
 
@@ -121,9 +121,7 @@ def token(owner: str | None, conversations: tuple[str, ...]) -> None:
     type=click.IntRange(min=1),
     help="Turns handed to the reader.",
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print JSON (answer, citations, tokens, latency)."
-)
+@json_option("Print JSON (answer, citations, tokens, latency).")
 @click.pass_context
 def ask(ctx: click.Context, question: str, conversation_id: str, k: int, as_json: bool) -> None:
     """Answer QUESTION from memory with an OpenAI-compatible reader (KGMEM_READER_*).
