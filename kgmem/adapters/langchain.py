@@ -24,6 +24,7 @@ from typing import Any
 
 from kgmem.adapters import require
 from kgmem.api import Memory
+from kgmem.errors import MalformedInput
 from kgmem.models import Hit
 from kgmem.retrieve.config import EngineConfig
 
@@ -107,7 +108,7 @@ class KgmemRetriever(BaseRetriever):
 
     def _documents(self, query: str, k: int | None) -> list[Document]:
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+            raise MalformedInput(f"k must be an integer >= 1, got {k!r}", argument="k")
         n = self.k if k is None else k
         result = self.memory.search(query, self.conversation_id, n, config=self.config)
         docs = [hit_document(hit, self.conversation_id) for hit in result.hits]

@@ -194,7 +194,7 @@ class KgmemStore(BaseStore):
 
     def __init__(self, memory: Memory, *, default_speaker: str = "user", k: int = 10) -> None:
         if not default_speaker.strip():
-            raise ValueError("default_speaker must not be empty")
+            raise MalformedInput("default_speaker must not be empty", argument="default_speaker")
         self.memory = memory
         self.default_speaker = default_speaker
         self.k = k

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from kgmem.api import Memory
-from kgmem.errors import ConversationNotFound
+from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.writer import BulkWriter
 from kgmem.models import SessionRecord, TurnRecord
 
@@ -156,7 +156,7 @@ def run_filters(
         ValueError: ``turns_per_owner`` < 40 or no size.
     """
     if turns_per_owner < 40 or not owner_counts:
-        raise ValueError("turns_per_owner must be >= 40 and owner_counts non-empty")
+        raise MalformedInput("turns_per_owner must be >= 40 and owner_counts non-empty")
     memory.apply_schema()
     sizes: list[dict[str, Any]] = []
     for count in owner_counts:

@@ -46,7 +46,7 @@ from pydantic import AnyHttpUrl
 from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.errors import ConfigError
+from kgmem.errors import ConfigError, MalformedInput
 from kgmem.ids import check_id
 from kgmem.mcp.auth import StaticTokenVerifier, is_loopback
 from kgmem.mcp.models import (
@@ -108,13 +108,13 @@ def _instructions(scope: str, can_forget: bool) -> str:
 
 
 def _check_scope(conversation_id: str | None, owner: str | None, k: int, speaker: str) -> None:
-    """Raise ``ValueError`` / `MalformedInput` for a server configuration that cannot serve."""
+    """Raise `MalformedInput` for a server configuration that cannot serve."""
     if k < 1:
-        raise ValueError("k must be >= 1")
+        raise MalformedInput("k must be >= 1", argument="k")
     if not conversation_id and owner is None:
-        raise ValueError("an MCP server needs a conversation id or an owner")
+        raise MalformedInput("an MCP server needs a conversation id or an owner")
     if not speaker.strip():
-        raise ValueError("default_speaker must not be empty")
+        raise MalformedInput("default_speaker must not be empty", argument="default_speaker")
     if conversation_id is not None and conversation_id != "":
         check_id(conversation_id, argument="conversation_id")
     if owner is not None:

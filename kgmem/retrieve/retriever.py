@@ -23,6 +23,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from kgmem.embed import Embedder
+from kgmem.errors import MalformedInput
 from kgmem.models import Hit
 from kgmem.retrieve.chain import ChainResult, StoreFactSource
 from kgmem.retrieve.config import EngineConfig
@@ -216,14 +217,15 @@ class Retriever(ABC):
             a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
 
         Raises:
-            ValueError: ``k`` < 1.
-            MalformedInput: ``query`` is not valid Unicode (a lone UTF-16 surrogate), or
-                ``asked_by`` is not a speaker of the conversation.
+            MalformedInput: ``k`` < 1, ``query`` is not valid Unicode (a lone UTF-16
+                surrogate), or ``asked_by`` is not a speaker of the conversation.
             ConversationNotFound: the conversation holds no turns.
             StoreError: Neo4j failed (see `kgmem.errors`).
         """
         if k < 1:
-            raise ValueError("k must be at least 1")
+            raise MalformedInput(
+                "k must be at least 1", conversation_id=conversation_id, argument="k"
+            )
         # before anything reads the store: a bad query is the caller's error first
         check_unicode([query], file="query", cid=conversation_id)
         scope = Scope(conversation_id=conversation_id, owner=owner)

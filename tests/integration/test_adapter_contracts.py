@@ -170,7 +170,7 @@ def test_retriever_honours_per_call_k(memory: Memory, conversation: str) -> None
     assert len(retriever.invoke("Where did Ana move to?")) == 4
     assert len(retriever.invoke("Where did Ana move to?", k=1)) == 1
     assert len(anyio.run(lambda: retriever.ainvoke("Where did Ana move to?", k=2))) == 2
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(MalformedInput, match="k must be"):
         retriever.invoke("Where did Ana move to?", k=0)
 
 
