@@ -30,10 +30,10 @@ def delegate(
     """A facade method that calls ``method`` on the facade's attribute ``collaborator``."""
     name = method.__name__
 
-    @functools.wraps(method)
-    def delegated(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+    def delegated(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
         return getattr(getattr(self, collaborator), name)(*args, **kwargs)  # type: ignore[no-any-return]
 
+    functools.update_wrapper(delegated, method)
     return delegated
 
 
@@ -44,8 +44,8 @@ def awaited(
     worker thread: model inference never blocks the event loop)."""
     name = method.__name__
 
-    @functools.wraps(method)
-    async def twin(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+    async def twin(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
         return await self._run(getattr(self.sync, name), *args, **kwargs)  # type: ignore[no-any-return]
 
+    functools.update_wrapper(twin, method)
     return twin
