@@ -24,6 +24,7 @@ from typing import Any
 
 from kgmem.adapters import require
 from kgmem.api import Memory
+from kgmem.config import DEFAULT_K
 from kgmem.errors import MalformedInput
 from kgmem.models import Hit
 from kgmem.retrieve.config import EngineConfig
@@ -78,7 +79,7 @@ class KgmemRetriever(BaseRetriever):
 
     memory: Memory
     conversation_id: str
-    k: int = Field(default=10, ge=1)
+    k: int = Field(default=DEFAULT_K, ge=1)
     config: EngineConfig | None = None
 
     def _get_relevant_documents(

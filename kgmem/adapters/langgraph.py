@@ -60,6 +60,7 @@ from typing import Any
 
 from kgmem.adapters import require
 from kgmem.api import Memory
+from kgmem.config import DEFAULT_K
 from kgmem.errors import ConversationNotFound, MalformedInput, NotSupported
 from kgmem.memory.items import ItemPut, same_item
 
@@ -192,7 +193,9 @@ class KgmemStore(BaseStore):
     supports_ttl = False
     __slots__ = ("default_speaker", "k", "memory")
 
-    def __init__(self, memory: Memory, *, default_speaker: str = "user", k: int = 10) -> None:
+    def __init__(
+        self, memory: Memory, *, default_speaker: str = "user", k: int = DEFAULT_K
+    ) -> None:
         if not default_speaker.strip():
             raise MalformedInput("default_speaker must not be empty", argument="default_speaker")
         self.memory = memory

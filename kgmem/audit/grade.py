@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kgmem.config import DEFAULT_K
+
 if TYPE_CHECKING:
     from kgmem.api import Memory
     from kgmem.models import QuestionRecord
@@ -13,7 +15,7 @@ __all__ = ["grade"]
 
 
 def grade(
-    memory: Memory, question: QuestionRecord, result: SearchResult, k: int = 10
+    memory: Memory, question: QuestionRecord, result: SearchResult, k: int = DEFAULT_K
 ) -> dict[str, Any]:
     """The EXACT and SUPPORTED grades of one question's top-``k`` hits (docs/design.md §4).
 

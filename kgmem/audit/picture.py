@@ -39,6 +39,7 @@ from kgmem.audit.model import (
     EvidencePicture,
 )
 from kgmem.audit.subgraph import evidence_subgraph
+from kgmem.config import DEFAULT_K
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -57,7 +58,7 @@ def evidence_picture(
     question: str,
     conversation_id: str,
     *,
-    k: int = 10,
+    k: int = DEFAULT_K,
     gold: Iterable[str] = (),
     expand: bool = False,
     max_nodes: int | None = MAX_NODES,

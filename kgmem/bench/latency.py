@@ -49,6 +49,7 @@ from typing import Any
 from kgmem.api import Memory
 from kgmem.bench.locomo import git_commit
 from kgmem.bench.metrics import percentile
+from kgmem.config import DEFAULT_K
 from kgmem.embed import model_location
 from kgmem.errors import KgmemError
 from kgmem.ingest.locomo import load_locomo
@@ -364,7 +365,7 @@ def run_latency(
     conversation: str,
     peer_python: str | Path | None = None,
     peer_extraction: str = "spacy",
-    k: int = 10,
+    k: int = DEFAULT_K,
     warmup: int = 20,
     limit: int | None = None,
     clients: int = 0,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from kgmem.cli._common import console, dump_json, json_option, memory_from, settings_from
+from kgmem.config import DEFAULT_K
 from kgmem.models import SOURCE_KINDS, Hit
 from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
 from kgmem.retrieve.retriever import SearchResult
@@ -172,7 +173,7 @@ KINDS = click.Choice(list(SOURCE_KINDS))
     help="Only turns of this source kind (repeatable).",
 )
 @click.option(
-    "--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits to return."
+    "--k", default=DEFAULT_K, show_default=True, type=click.IntRange(min=1), help="Hits to return."
 )
 @click.option("--engine", type=ENGINES, default="linked", show_default=True)
 @click.option(
@@ -246,7 +247,7 @@ def search(
 @click.command()
 @click.argument("question")
 @click.option("--conversation", "conversation_id", required=True, help="Conversation to search.")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1))
+@click.option("--k", default=DEFAULT_K, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--cypher",
     "as_cypher",

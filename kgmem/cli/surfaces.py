@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from kgmem.cli._common import console, dump_json, json_option, memory_from, settings_from
+from kgmem.config import DEFAULT_K
 
 __all__ = ["ask", "mcp", "serve", "token"]
 
@@ -27,7 +28,7 @@ __all__ = ["ask", "mcp", "serve", "token"]
 )
 @click.option(
     "--k",
-    default=10,
+    default=DEFAULT_K,
     show_default=True,
     type=click.IntRange(min=1),
     help="Hits per search_memory call.",
@@ -116,7 +117,7 @@ def token(owner: str | None, conversations: tuple[str, ...]) -> None:
 @click.option("--conversation", "conversation_id", required=True, help="Conversation to ask about.")
 @click.option(
     "--k",
-    default=10,
+    default=DEFAULT_K,
     show_default=True,
     type=click.IntRange(min=1),
     help="Turns handed to the reader.",

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from kgmem.config import Settings
+from kgmem.config import DEFAULT_K, Settings
 from kgmem.embed import Embedder
 from kgmem.errors import MalformedInput
 from kgmem.ids import checks_ids
@@ -73,7 +73,7 @@ class Searcher:
         self,
         query: str,
         conversation_id: str | None = None,
-        k: int = 10,
+        k: int = DEFAULT_K,
         *,
         config: EngineConfig | None = None,
         as_of: datetime | None = None,

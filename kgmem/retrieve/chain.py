@@ -50,7 +50,9 @@ COSTS: dict[str, float] = {
     "inversion": 0.1,  # per pair of cues followed against the surface-derived order
     "base_rank": 0.5,  # per rank of the base candidate (longest name span first)
 }
-MAX_HOPS = 4
+#: the longest chain `follow_chain` follows, in hops (one per relation cue and one more;
+#: not `Settings.max_hops`, the read path's graph expansion)
+MAX_CHAIN_HOPS = 4
 MAX_VERSIONS = 3  # newest distinct values kept per (entity, relation); older ones never win
 
 PLACE_KINDS = frozenset({"city", "country", "continent", "place"})
@@ -358,7 +360,7 @@ def follow_chain(
     bases = _bases(plan, src)
     if not bases:
         return ChainResult(None, bases[0][1][0][1] if bases else None, plan.relations)
-    depth = min(MAX_HOPS, len(plan.mentions) + 1)
+    depth = min(MAX_CHAIN_HOPS, len(plan.mentions) + 1)
     graph = _Graph(src)
     graph.pending.update(i for _, ids in bases for i, _ in ids)
     best: tuple[Any, ...] | None = None

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from kgmem.config import DEFAULT_K
 from kgmem.embed import Embedder
 from kgmem.errors import MalformedInput
 from kgmem.models import Hit
@@ -182,7 +183,7 @@ class Retriever(ABC):
         self,
         query: str,
         conversation_id: str | None,
-        k: int = 10,
+        k: int = DEFAULT_K,
         *,
         embedding: npt.NDArray[np.float32] | None = None,
         as_of: datetime | None = None,
