@@ -264,7 +264,7 @@ _COPULAR = frozenset(
 )
 #: value types only some attributes take, distinctive enough that a verb shared with one of
 #: the attribute's predicates ("start" of "start reading") and the type name the attribute
-_DISTINCTIVE = frozenset({"work", "email", "phone", "url", "money"})
+_DISTINCTIVE: frozenset[ValueType] = frozenset({"work", "email", "phone", "url", "money"})
 
 
 _LIGHT_VERBS = frozenset({"", "be", "have", "get", "do", "make", "go", "take"})

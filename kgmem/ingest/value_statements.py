@@ -30,11 +30,11 @@ _HABIT = re.compile(
 )
 _PLACE_AFTER = re.compile(r"\s+(?:in|at)\s+(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
 #: pattern-typed values this extractor reads (a bare number or a time alone says too little)
-_FORM_TYPES = frozenset({"email", "phone", "url", "money", "date", "number"})
+_FORM_TYPES: frozenset[ValueType] = frozenset({"email", "phone", "url", "money", "date", "number"})
 VALUE_OFFSET = SERIAL_STRIDE * 7 // 10
 
 
-_COPULA_TYPES = frozenset({"date", "number"})
+_COPULA_TYPES: frozenset[ValueType] = frozenset({"date", "number"})
 _COPULA = re.compile(
     r"\b(?:is|are|'s|was|will\s+be|moved\s+to|changed\s+to|now)\s+(?:on\s+|at\s+|for\s+)?"
     r"(?:the\s+)?$|:\s*$",
