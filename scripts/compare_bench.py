@@ -12,12 +12,13 @@ exactly equal). A key present on one side only is a difference; list lengths mus
 
 Timing varies from run to run and is left out: a key is skipped, with everything under it,
 when it is one of ``IGNORED_KEYS`` (``seconds``, ``ms``, ``p50``, ``p95``, ``turns_per_s``,
-``git_commit``, ``elapsed``) or ends in one of ``IGNORED_SUFFIXES`` (``_ms``, ``_seconds``,
-``_per_s``), e.g. ``latency_ms``, ``embedding_ms``, ``latency_p50_ms``. ``--ignore KEY`` adds
-keys. ``--unordered KEY`` compares the lists under ``KEY`` as multisets, for lists whose
-order the store does not define (a check's ``entities`` in the cases report). Prints one line
-per difference (path, before, after; at most ``--limit``) and a summary; exit status
-0 = identical, 1 = different, 2 = unreadable input.
+``git_commit``, ``elapsed``, and ``bookmarks``: Neo4j's opaque tokens of a run's writes) or
+ends in one of ``IGNORED_SUFFIXES`` (``_ms``, ``_seconds``, ``_per_s``), e.g. ``latency_ms``,
+``embedding_ms``, ``latency_p50_ms``. ``--ignore KEY`` adds keys. ``--unordered KEY``
+compares the lists under ``KEY`` as multisets, for lists whose order the store does not
+define (a check's ``entities`` in the cases report). Prints one line per difference (path,
+before, after; at most ``--limit``) and a summary; exit status 0 = identical, 1 = different,
+2 = unreadable input.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-IGNORED_KEYS = frozenset({"seconds", "ms", "p50", "p95", "turns_per_s", "git_commit", "elapsed"})
+IGNORED_KEYS = frozenset(
+    {"seconds", "ms", "p50", "p95", "turns_per_s", "git_commit", "elapsed", "bookmarks"}
+)
 IGNORED_SUFFIXES = ("_ms", "_seconds", "_per_s")
 
 

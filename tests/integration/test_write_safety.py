@@ -417,15 +417,22 @@ def test_forget_drops_a_fact_citing_a_forgotten_and_a_kept_turn(
     cid = new_cid("mixed")
     sample["sample_id"] = cid
     record = parse_locomo_sample(sample, file="small_locomo.json")
-    multi = [f for f in record.facts if len(f.cites) > 1]
+    # the fixture's annotation facts cite one turn each: make one cite a second, kept turn
+    single = next(f for f in record.facts if f.cites)
+    target = single.cites[0]
+    kept = next(t.id for t in record.turns if t.id != target)
+    fact = single.model_copy(update={"cites": (target, kept)})
+    record = record.model_copy(
+        update={"facts": tuple(fact if f.id == fact.id else f for f in record.facts)}
+    )
     try:
         memory.add_conversation(record, facts="both")
-        if multi:
-            fact = multi[0]
-            target = fact.cites[0]
-        else:  # the fixture has none: forget a turn that an annotation fact cites
-            fact = next(f for f in record.facts if f.cites)
-            target = fact.cites[0]
+        with driver.session() as session:
+            cited = session.run(
+                "MATCH (:Fact {id: $id})-[:CITES]->(t:Turn) RETURN collect(t.id) AS ids",
+                id=fact.id,
+            ).single()
+        assert cited is not None and sorted(cited["ids"]) == sorted([target, kept])
         text = next(t.text for t in record.turns if t.id == target)
         result = CliRunner().invoke(
             forget_cli,
