@@ -13,9 +13,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kgmem.errors import ConfigError
 
-__all__ = ["Settings", "default_data_dir", "shipped_default"]
+__all__ = ["DEFAULT_K", "Settings", "default_data_dir", "shipped_default"]
 
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
+
+#: hits a search returns when the caller names no ``k``: every surface (`kgmem.api.Memory.search`,
+#: the CLI's ``--k``, the adapters, the audit and the benches' default) takes it from here
+DEFAULT_K = 10
 
 
 def default_data_dir() -> Path:

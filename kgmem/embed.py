@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from kgmem.config import DEFAULT_EMBEDDER
+from kgmem.config import DEFAULT_EMBEDDER, Settings
 from kgmem.errors import MalformedInput, ModelUnavailable, OnnxExportFailed
 
 if TYPE_CHECKING:
@@ -84,6 +84,18 @@ class Embedder:
         self._model: SentenceTransformer | None = None
         self._query: OnnxQueryEncoder | None = None
         self._query_failed = backend == "torch"
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Embedder:
+        """The embedder ``settings`` name (``embedder``, ``embed_batch_size``,
+        ``embed_max_chars``, ``embedding_backend``, ``embedding_cache_dir``); loads nothing."""
+        return cls(
+            settings.embedder,
+            batch_size=settings.embed_batch_size,
+            max_chars=settings.embed_max_chars,
+            backend=settings.embedding_backend,
+            cache_dir=settings.embedding_cache_dir,
+        )
 
     @property
     def model(self) -> SentenceTransformer:

@@ -20,9 +20,11 @@ KgmemError
 │   ├── OnnxExportFailed         the ONNX query backend cannot be built
 │   └── TruthWeightsInvalid      the truth decisions' weights are missing, corrupt or stale
 ├── ConversationNotFound         a conversation id that holds no turns
+│   └── OwnerNotFound            an owner that holds no conversation
 ├── NotSupported                 an adapter operation this build of kgmem cannot do (says why)
 ├── TurnNotFound                 turn ids a conversation never held (Memory.forget_turns)
-└── ReaderError                  the optional OpenAI-compatible reader failed or is not configured
+├── ReaderError                  the optional OpenAI-compatible reader failed or is not configured
+└── PeerError                    the latency bench's peer worker failed (kgmem.bench.latency)
 ```
 
 The CLI turns every `KgmemError` into a one-line message and exit status 1 in one place

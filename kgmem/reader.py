@@ -31,7 +31,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from kgmem.config import Settings
+from kgmem.config import DEFAULT_K, Settings
 from kgmem.errors import ReaderError
 from kgmem.models import Hit
 
@@ -300,7 +300,7 @@ class Reader:
 
 
 def ask(
-    memory: Memory, reader: Reader, question: str, conversation_id: str, k: int = 10
+    memory: Memory, reader: Reader, question: str, conversation_id: str, k: int = DEFAULT_K
 ) -> ReaderAnswer:
     """Search ``conversation_id`` for ``question`` and answer from the top ``k`` turns; abstain
     without calling the model when the search finds the question unanswerable

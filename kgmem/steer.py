@@ -25,12 +25,13 @@ import hashlib
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kgmem.api import check_query
+from kgmem.config import DEFAULT_K
 from kgmem.cursors import CursorCodec, digest
 from kgmem.errors import ConversationNotFound, InvalidCursor, MalformedInput, OwnerNotFound
 from kgmem.ids import check_id
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from kgmem.api import Memory
 
 __all__ = [
-    "DEFAULT_K",
     "MAX_DEPTH",
     "MAX_EXACT_POOL",
     "MAX_K",
@@ -49,12 +49,10 @@ __all__ = [
     "Page",
     "PageHit",
     "fold_name",
-    "parse_when",
     "steered_search",
 ]
 
-#: hits per page by default, and at most (a page is what an agent reads in one step)
-DEFAULT_K = 10
+#: hits per page at most (a page is what an agent reads in one step; default `DEFAULT_K`)
 MAX_K = 50
 #: the deepest rank a cursor reaches (pages of 10: 20 pages)
 MAX_DEPTH = 200
@@ -72,37 +70,6 @@ def fold_name(name: str) -> str:
     decomposed = unicodedata.normalize("NFKD", name)
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(bare.casefold().split())
-
-
-def parse_when(value: str | datetime | date | None, argument: str, *, end: bool) -> datetime | None:
-    """An ISO 8601 date or datetime (naive = UTC; a date as an ``until`` bound means the end of
-    that day).
-
-    Raises:
-        MalformedInput: not a date, naming ``argument``.
-    """
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, date):
-        moment = datetime.combine(value, time.max if end else time.min)
-    elif isinstance(value, str) and value.strip():
-        text = value.strip()
-        try:
-            if len(text) == 10:
-                day = date.fromisoformat(text)
-                moment = datetime.combine(day, time.max if end else time.min)
-            else:
-                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
-            raise MalformedInput(
-                f"{argument} must be an ISO 8601 date (2024-05-08) or datetime, not {value!r:.40}",
-                argument=argument,
-            ) from None
-    else:
-        raise MalformedInput(f"{argument} must be an ISO 8601 date or datetime", argument=argument)
-    return moment if moment.utcoffset() is not None else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from typing import Any
 
 from kgmem.adapters import require
 from kgmem.api import Memory
-from kgmem.errors import NotSupported
+from kgmem.errors import MalformedInput, NotSupported
 from kgmem.retrieve.config import EngineConfig
 from kgmem.store.interop import driver_of, records
 
@@ -87,7 +87,7 @@ class KgmemGraphRetriever(Retriever):
                 f"KgmemGraphRetriever takes query_text and top_k only, not {names + sorted(kwargs)}"
             )
         if not query_text:
-            raise ValueError("KgmemGraphRetriever needs query_text")
+            raise MalformedInput("KgmemGraphRetriever needs query_text", argument="query_text")
         result = self.memory.search(query_text, self.conversation_id, top_k, config=self.config)
         rows = [
             {

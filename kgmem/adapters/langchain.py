@@ -24,6 +24,8 @@ from typing import Any
 
 from kgmem.adapters import require
 from kgmem.api import Memory
+from kgmem.config import DEFAULT_K
+from kgmem.errors import MalformedInput
 from kgmem.models import Hit
 from kgmem.retrieve.config import EngineConfig
 
@@ -77,7 +79,7 @@ class KgmemRetriever(BaseRetriever):
 
     memory: Memory
     conversation_id: str
-    k: int = Field(default=10, ge=1)
+    k: int = Field(default=DEFAULT_K, ge=1)
     config: EngineConfig | None = None
 
     def _get_relevant_documents(
@@ -107,7 +109,7 @@ class KgmemRetriever(BaseRetriever):
 
     def _documents(self, query: str, k: int | None) -> list[Document]:
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+            raise MalformedInput(f"k must be an integer >= 1, got {k!r}", argument="k")
         n = self.k if k is None else k
         result = self.memory.search(query, self.conversation_id, n, config=self.config)
         docs = [hit_document(hit, self.conversation_id) for hit in result.hits]

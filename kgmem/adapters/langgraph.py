@@ -55,16 +55,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from kgmem.adapters import require
 from kgmem.api import Memory
+from kgmem.config import DEFAULT_K
 from kgmem.errors import ConversationNotFound, MalformedInput, NotSupported
-from kgmem.ingest.pipeline import NewTurn
-from kgmem.models import TurnRecord
-from kgmem.store import Transaction
+from kgmem.memory.items import ItemPut, same_item
 
 require("langgraph.store.base", "langgraph")
 
@@ -94,8 +92,6 @@ __all__ = [
 
 #: value fields tried, in order, for the turn's text when ``put`` gets no ``index`` fields
 TEXT_FIELDS = ("text", "content", "memory", "data")
-#: separator of a key's later versions' local ids: ``home``, ``home~2``, ``home~3``
-VERSION_SEP = "~"
 #: how many more hits than asked for a query search fetches, to make up for dropped versions
 #: and filters
 OVERFETCH = 3
@@ -197,9 +193,11 @@ class KgmemStore(BaseStore):
     supports_ttl = False
     __slots__ = ("default_speaker", "k", "memory")
 
-    def __init__(self, memory: Memory, *, default_speaker: str = "user", k: int = 10) -> None:
+    def __init__(
+        self, memory: Memory, *, default_speaker: str = "user", k: int = DEFAULT_K
+    ) -> None:
         if not default_speaker.strip():
-            raise ValueError("default_speaker must not be empty")
+            raise MalformedInput("default_speaker must not be empty", argument="default_speaker")
         self.memory = memory
         self.default_speaker = default_speaker
         self.k = k
@@ -240,9 +238,9 @@ class KgmemStore(BaseStore):
         return await asyncio.to_thread(self.batch, list(ops))
 
     # --- checks ---------------------------------------------------------------------------------
-    def _check(self, op: Op) -> _Put | None:
+    def _check(self, op: Op) -> ItemPut | None:
         """Validate one op as the single-op methods do; a `PutOp` with a value comes back as
-        the `_Put` to run (None for every other op, and for a delete)."""
+        the `ItemPut` to run (None for every other op, and for a delete)."""
         validate_op_namespace(op)  # LangGraph's label rules, which `batch` skips otherwise
         paths: list[tuple[str, ...]] = []
         if isinstance(op, GetOp | PutOp):
@@ -293,7 +291,7 @@ class KgmemStore(BaseStore):
         searchable = bool(text.strip())
         speaker = value.get("speaker")
         speaker = speaker.strip() if isinstance(speaker, str) and speaker.strip() else None
-        return _Put(
+        return ItemPut(
             conversation_id=conversation_id,
             key=key,
             text=text if searchable else value_json,
@@ -304,9 +302,7 @@ class KgmemStore(BaseStore):
 
     # --- operations -----------------------------------------------------------------------------
     def _versions(self, conversation_id: str, key: str) -> list[dict[str, Any]]:
-        return self.memory.store.read(
-            "adapters/store_versions", conversation_id=conversation_id, key=key
-        )
+        return self.memory.items.versions(conversation_id, key)
 
     def _get(self, op: GetOp) -> Item | None:
         conversation_id = conversation_of(op.namespace)
@@ -322,23 +318,17 @@ class KgmemStore(BaseStore):
             updated_at=latest["observed_at"],
         )
 
-    def _put(self, put: _Put) -> None:
+    def _put(self, put: ItemPut) -> None:
         """Append the item's next version; the versions are read, the local id chosen and the
         new turn linked to the one it supersedes inside the append's locked transaction
-        (`_Put.prepare` / `_Put.finish`), so concurrent puts of one key queue."""
+        (`ItemPut.prepare` / `ItemPut.finish`), so concurrent puts of one key queue."""
         versions = self._versions(put.conversation_id, put.key)
-        if versions and _same(versions[-1], put.text, put.speaker, put.value_json):
+        if versions and same_item(versions[-1], put.text, put.speaker, put.value_json):
             # unchanged: no embedding, no locked transaction (a concurrent put of other content
             # is then simply the later one, as it would be had it queued behind this one)
             return
         # a store write never deletes: memory requests are not looked for in stored items
-        self.memory._add_turns(
-            put.conversation_id,
-            [{"id": put.key, "speaker": put.speaker, "text": put.text}],
-            requests=False,
-            hook=put,
-            owner=owner_of(put.conversation_id),
-        )
+        self.memory.items.put(put, owner=owner_of(put.conversation_id))
 
     def _delete(self, conversation_id: str, key: str) -> None:
         forget_turns = getattr(self.memory, "forget_turns", None)
@@ -370,10 +360,8 @@ class KgmemStore(BaseStore):
             return []
         items: list[KgmemSearchItem] = []
         if op.query is None:
-            rows = self.memory.store.read(
-                "adapters/store_latest",
-                conversation_ids=conversations,
-                limit=wanted if not op.filter else max(wanted * OVERFETCH, 1000),
+            rows = self.memory.items.latest(
+                conversations, limit=wanted if not op.filter else max(wanted * OVERFETCH, 1000)
             )
             for row in rows:
                 item = KgmemSearchItem(
@@ -399,9 +387,7 @@ class KgmemStore(BaseStore):
             by_turn: dict[str, Any] = {}
             for conversation_id in sorted({h.conversation_id for h in result.hits}):
                 ids = [h.turn_id for h in result.hits if h.conversation_id == conversation_id]
-                rows = self.memory.store.read(
-                    "adapters/store_items", conversation_id=conversation_id, turn_ids=ids
-                )
+                rows = self.memory.items.of_turns(conversation_id, ids)
                 by_turn.update({row["turn_id"]: row for row in rows})
             for hit in result.hits:
                 meta = by_turn.get(hit.turn_id)
@@ -431,54 +417,6 @@ class KgmemStore(BaseStore):
             if all(_namespace_matches(c, namespace) for c in op.match_conditions or ()):
                 found.add(namespace[: op.max_depth] if op.max_depth else namespace)
         return sorted(found)[op.offset : op.offset + op.limit]
-
-
-@dataclass
-class _Put:
-    """One checked put, and the `kgmem.ingest.pipeline.AppendHook` that writes it: ``prepare``
-    reads the key's versions under the conversation's lock and returns the turn to append (none
-    when the content is unchanged), ``finish`` stamps it and links it to the version it
-    supersedes, in the same transaction. No state survives a retried attempt but `previous`,
-    which ``prepare`` sets again."""
-
-    conversation_id: str
-    key: str
-    text: str
-    speaker: str
-    value_json: str
-    searchable: bool
-    previous: str | None = None
-
-    def prepare(self, tx: Transaction, turns: Sequence[NewTurn]) -> Sequence[NewTurn]:
-        cid, key = self.conversation_id, self.key
-        versions = tx.run("adapters/store_versions", conversation_id=cid, key=key)
-        latest = versions[-1] if versions else None
-        self.previous = latest["turn_id"] if latest is not None else None
-        if latest is not None and _same(latest, self.text, self.speaker, self.value_json):
-            return []  # the same content again changes nothing
-        local = key
-        if latest is not None:  # the first free ``key~n`` (n > count), skipping other keys' ids
-            n = len(versions) + 1
-            while tx.run(
-                "read/existing_turn_ids",
-                conversation_id=cid,
-                turn_ids=[f"{cid}:{key}{VERSION_SEP}{n}"],
-            ):
-                n += 1
-            local = f"{key}{VERSION_SEP}{n}"
-        return [replace(turn, id=local) for turn in turns]
-
-    def finish(self, tx: Transaction, records: Sequence[TurnRecord]) -> None:
-        for record in records:
-            tx.run(
-                "adapters/store_mark",
-                conversation_id=self.conversation_id,
-                turn_id=record.id,
-                key=self.key,
-                value=self.value_json,
-                searchable=self.searchable,
-                supersedes=self.previous,
-            )
 
 
 # --- pure helpers (unit-tested without a server) ------------------------------------------------
@@ -521,12 +459,6 @@ def _value(row: Mapping[str, Any]) -> dict[str, Any]:
         loaded: dict[str, Any] = json.loads(row["value"])
         return loaded
     return {"text": row["text"], "speaker": row["speaker"]}
-
-
-def _same(previous: Mapping[str, Any], text: str, speaker: str, value_json: str) -> bool:
-    if previous.get("value") is not None:
-        return bool(previous["value"] == value_json)
-    return bool(previous["text"] == text and previous["speaker"] == speaker)
 
 
 def _matches(value: Mapping[str, Any], condition: Mapping[str, Any] | None) -> bool:

@@ -17,20 +17,19 @@ Only `evidence_picture`, `evidence_subgraph` and `grade` touch the store (throug
 named statements); matplotlib and neo4j-viz are imported when something is drawn.
 """
 
+from kgmem.audit.build import build_picture, missed_gold
 from kgmem.audit.draw import draw_picture, save_picture
 from kgmem.audit.grade import grade
 from kgmem.audit.interactive import to_html, to_visualization_graph, write_html
-from kgmem.audit.picture import (
+from kgmem.audit.model import (
     MAX_NODES,
     POOL_K,
     EvidencePicture,
     MissedGold,
     PictureEdge,
     PictureNode,
-    build_picture,
-    evidence_picture,
-    missed_gold,
 )
+from kgmem.audit.picture import evidence_picture
 from kgmem.audit.subgraph import EDGE_COLOURS, NODE_COLOURS, draw_evidence, evidence_subgraph
 from kgmem.audit.terms import TERMS, plot_terms
 from kgmem.retrieve.evidence import cypher_string, evidence_cypher

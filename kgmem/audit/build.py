@@ -23,10 +23,11 @@ from kgmem.audit.model import (
     PictureNode,
 )
 from kgmem.audit.terms import format_terms, term_names
+from kgmem.config import DEFAULT_K
 
 if TYPE_CHECKING:
     from kgmem.models import Hit
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["build_picture", "key_label", "missed_gold"]
 
@@ -394,7 +395,7 @@ def build_picture(
     result: SearchResult,
     subgraph: nx.MultiDiGraph,
     *,
-    k: int = 10,
+    k: int = DEFAULT_K,
     gold: Collection[str] = (),
     expand: bool = False,
     max_nodes: int | None = MAX_NODES,

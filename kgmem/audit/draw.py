@@ -20,7 +20,7 @@ from kgmem.audit.layout import (
     Layout,
     layered_layout,
 )
-from kgmem.audit.picture import EvidencePicture
+from kgmem.audit.model import EvidencePicture
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from kgmem.audit.picture import POOL_K
+from kgmem.audit.model import POOL_K
+from kgmem.config import DEFAULT_K
 
 if TYPE_CHECKING:
     from kgmem.api import Memory
     from kgmem.models import QuestionRecord
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["EXAMPLE_KINDS", "pick_examples"]
 
@@ -30,7 +31,7 @@ EXAMPLE_KINDS: tuple[str, ...] = ("multi-hop", "current value", "temporal")
 
 
 def pick_examples(
-    memory: Memory, questions: Sequence[QuestionRecord], conversation_id: str, k: int = 10
+    memory: Memory, questions: Sequence[QuestionRecord], conversation_id: str, k: int = DEFAULT_K
 ) -> dict[str, QuestionRecord]:
     """One question per kind of `EXAMPLE_KINDS` (see the module docstring), each different.
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kgmem.config import DEFAULT_K
+
 if TYPE_CHECKING:
     from kgmem.api import Memory
     from kgmem.models import QuestionRecord
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["grade"]
 
 
 def grade(
-    memory: Memory, question: QuestionRecord, result: SearchResult, k: int = 10
+    memory: Memory, question: QuestionRecord, result: SearchResult, k: int = DEFAULT_K
 ) -> dict[str, Any]:
     """The EXACT and SUPPORTED grades of one question's top-``k`` hits (docs/design.md §4).
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgmem.audit.draw import EDGE_STYLE, KIND_STYLE
+from kgmem.audit.labels import shorten
 from kgmem.audit.layout import layered_layout
-from kgmem.audit.picture import EvidencePicture, PictureNode, shorten
+from kgmem.audit.model import EvidencePicture, PictureNode
 from kgmem.errors import KgmemError
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgmem.audit.picture import LAYERS, EvidencePicture, PictureNode, shorten
+from kgmem.audit.labels import shorten
+from kgmem.audit.model import LAYERS, EvidencePicture, PictureNode
 
 __all__ = ["COLUMN_WIDTH", "FONT_SIZE", "Box", "Layout", "layered_layout", "wrap_node"]
 

@@ -32,38 +32,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kgmem.audit.build import build_picture, key_label, missed_gold
-from kgmem.audit.labels import shorten
+from kgmem.audit.build import build_picture
 from kgmem.audit.model import (
-    LAYERS,
     MAX_NODES,
     POOL_K,
     EvidencePicture,
-    MissedGold,
-    PictureEdge,
-    PictureNode,
 )
 from kgmem.audit.subgraph import evidence_subgraph
+from kgmem.config import DEFAULT_K
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from kgmem.api import Memory
-    from kgmem.retrieve.engine import EngineConfig, SearchResult
+    from kgmem.retrieve.config import EngineConfig
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = [
-    "LAYERS",
-    "MAX_NODES",
-    "POOL_K",
-    "EvidencePicture",
-    "MissedGold",
-    "PictureEdge",
-    "PictureNode",
-    "build_picture",
     "evidence_picture",
-    "key_label",
-    "missed_gold",
-    "shorten",
 ]
 
 
@@ -72,7 +58,7 @@ def evidence_picture(
     question: str,
     conversation_id: str,
     *,
-    k: int = 10,
+    k: int = DEFAULT_K,
     gold: Iterable[str] = (),
     expand: bool = False,
     max_nodes: int | None = MAX_NODES,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from kgmem.models import Hit
-    from kgmem.retrieve.engine import SearchResult
+    from kgmem.retrieve.retriever import SearchResult
 
 __all__ = ["TERMS", "TERM_COLOURS", "format_terms", "hit_label", "plot_terms", "term_names"]
 

@@ -34,6 +34,9 @@ from dataclasses import asdict, dataclass, replace
 from itertools import product
 from typing import Any
 
+from kgmem.api import Memory
+from kgmem.bench.stats import ratio_interval
+from kgmem.models import QuestionRecord
 from kgmem.retrieve.answerable import (
     HOLDER_GAP_WITH_FACTS,
     MAX_OWN_SHARE,
@@ -43,6 +46,7 @@ from kgmem.retrieve.answerable import (
     unanswerable,
 )
 from kgmem.retrieve.answerable_model import ABSTAIN, RESCUE, combine
+from kgmem.retrieve.config import EngineConfig
 
 __all__ = [
     "CHOICE_PRECISION",
@@ -53,6 +57,7 @@ __all__ = [
     "Item",
     "Rule",
     "calibrate",
+    "question_answerability",
     "score",
 ]
 
@@ -208,4 +213,33 @@ def calibrate(items: Sequence[Item], grid: Sequence[Rule] = GRID) -> dict[str, A
     if grid is GRID and any(i.features.get("trained") is not None for i in items):
         model = calibrate(items, MODEL_GRID)
         report["model"] = {"in_sample": model["in_sample"], "loco": model["loco"]}
+    return report
+
+
+def question_answerability(
+    memory: Memory,
+    config: EngineConfig,
+    questions: Sequence[QuestionRecord],
+    features: dict[str, dict[str, Any]],
+    k: int,
+    scored_categories: Sequence[int] = (1, 2, 3, 4),
+) -> dict[str, Any]:
+    """LoCoMo's ``answerable = False`` against category 5 (`calibrate`), with the
+    shipped configuration ``config``; adversarial questions, and the others when no ranked row
+    was the shipped configuration, are searched here."""
+    engine = memory.engine(config)
+    items: list[Item] = []
+    for q in questions:
+        if q.category == 5 or (q.category in scored_categories and q.id not in features):
+            found = engine.search(q.question, q.conversation_id, k)
+            features[q.id] = found.answerability
+        if q.id in features:
+            items.append(Item(q.conversation_id, q.category == 5, features[q.id]))
+    report = calibrate(items)
+    flagged = [float(i.flagged()) for i in items]
+    right = [float(i.flagged() and i.adversarial) for i in items]
+    adversarial = [float(i.adversarial) for i in items]
+    if items:  # precision and recall of the shipped rule, questions resampled
+        report["shipped"]["precision_ci"] = ratio_interval(right, flagged)
+        report["shipped"]["recall_ci"] = ratio_interval(right, adversarial)
     return report

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from kgmem.api import Memory
-from kgmem.errors import ConversationNotFound
+from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.writer import BulkWriter
 from kgmem.models import SessionRecord, TurnRecord
 
@@ -120,7 +120,7 @@ def _write(memory: Memory, owners: Sequence[str], n: int, seed: int) -> dict[str
         turns, vectors, targets[owner] = _owner_turns(owner, n, rng, dim)
         sessions = sorted({(t.conversation_id, t.session) for t in turns})
         for cid in sorted({t.conversation_id for t in turns}):
-            memory._claim_owner(cid, owner)
+            memory.owners.claim(cid, owner)
         writer.sessions(
             [SessionRecord(conversation_id=c, session=s, started_at=WHEN) for c, s in sessions]
         )
@@ -156,7 +156,7 @@ def run_filters(
         ValueError: ``turns_per_owner`` < 40 or no size.
     """
     if turns_per_owner < 40 or not owner_counts:
-        raise ValueError("turns_per_owner must be >= 40 and owner_counts non-empty")
+        raise MalformedInput("turns_per_owner must be >= 40 and owner_counts non-empty")
     memory.apply_schema()
     sizes: list[dict[str, Any]] = []
     for count in owner_counts:

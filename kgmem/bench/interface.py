@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from kgmem.api import Memory
+from kgmem.config import DEFAULT_K
 from kgmem.errors import ConversationNotFound
 from kgmem.ingest.locomo import load_locomo
 from kgmem.models import ConversationRecord
@@ -252,7 +253,7 @@ def http_latency(
     file: Path,
     conversation: str,
     *,
-    k: int = 10,
+    k: int = DEFAULT_K,
     warmup: int = 20,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,

@@ -49,6 +49,7 @@ from typing import Any
 from kgmem.api import Memory
 from kgmem.bench.locomo import git_commit
 from kgmem.bench.metrics import percentile
+from kgmem.config import DEFAULT_K
 from kgmem.embed import model_location
 from kgmem.errors import KgmemError
 from kgmem.ingest.locomo import load_locomo
@@ -273,6 +274,90 @@ def _spacy_location(name: str) -> str:
     return str(path) if path is not None else name
 
 
+def _peer_init(settings: Any, peer_extraction: str) -> dict[str, Any]:
+    """The peer worker's ``init`` arguments: the same server, model and spaCy pipeline."""
+    return {
+        "uri": settings.neo4j_uri,
+        "user": settings.neo4j_user,
+        "password": settings.resolved_password() or "",
+        "database": settings.neo4j_database,
+        "model": model_location(settings.embedder),
+        "extraction": peer_extraction,
+        "spacy_model": _spacy_location(settings.spacy_model) if peer_extraction == "spacy" else "",
+    }
+
+
+def _start_peer(
+    peer_python: str | Path | None,
+    init: dict[str, Any],
+    record: Any,
+    conversation: str,
+    peer_extraction: str,
+    report: dict[str, Any],
+) -> PeerWorker | None:
+    """The peer worker, started and given the conversation (``peer_info`` in ``report``);
+    None without a peer."""
+    if peer_python is None:
+        return None
+    peer = PeerWorker(peer_python)
+    info = peer.call("init", **init)
+    ingest = peer.call(
+        "ingest",
+        session=conversation,
+        messages=peer_messages(record),
+        extract=peer_extraction != "none",
+    )
+    report["peer_info"] = {
+        "version": info.get("version"),
+        "extraction": peer_extraction,
+        "messages": ingest["messages"],
+        "ingest_ms": round(ingest["ms"], 1),
+    }
+    return peer
+
+
+def _timed(
+    memory: Memory,
+    peer: PeerWorker | None,
+    questions: list[str],
+    conversation: str,
+    k: int,
+    warmup: int,
+    progress: Callable[[str, int, int], None] | None,
+) -> tuple[list[float], list[float], list[float]]:
+    """Each question's search time in ms (kgmem's total and embedding share, the peer's),
+    the two systems interleaved in alternating order after ``warmup`` untimed questions."""
+    ours: list[float] = []
+    embeds: list[float] = []
+    theirs: list[float] = []
+
+    def kgmem_once(q: str) -> tuple[float, float]:
+        t0 = time.perf_counter()
+        result = memory.search(q, conversation, k)
+        return (time.perf_counter() - t0) * 1000, result.timings_ms.get("embed", 0.0)
+
+    def peer_once(q: str) -> float:
+        assert peer is not None
+        return float(peer.call("search", query=q, session=conversation, k=k)["ms"])
+
+    for q in questions[:warmup]:
+        kgmem_once(q)
+        if peer is not None:
+            peer_once(q)
+    for done, (i, kgmem_first) in enumerate(interleaved_order(len(questions)), start=1):
+        q = questions[i]
+        if peer is not None and not kgmem_first:
+            theirs.append(peer_once(q))
+        total, embed = kgmem_once(q)
+        ours.append(total)
+        embeds.append(embed)
+        if peer is not None and kgmem_first:
+            theirs.append(peer_once(q))
+        if progress:
+            progress("questions", done, len(questions))
+    return ours, embeds, theirs
+
+
 def run_latency(
     memory: Memory,
     path: str | Path,
@@ -280,7 +365,7 @@ def run_latency(
     conversation: str,
     peer_python: str | Path | None = None,
     peer_extraction: str = "spacy",
-    k: int = 10,
+    k: int = DEFAULT_K,
     warmup: int = 20,
     limit: int | None = None,
     clients: int = 0,
@@ -327,61 +412,10 @@ def run_latency(
         memory.add_conversation(record)
     memory.warm()
     report["embedding_backend"] = memory.embedder.query_backend
-    peer: PeerWorker | None = None
-    settings = memory.settings
-    init = {
-        "uri": settings.neo4j_uri,
-        "user": settings.neo4j_user,
-        "password": settings.resolved_password() or "",
-        "database": settings.neo4j_database,
-        "model": model_location(settings.embedder),
-        "extraction": peer_extraction,
-        "spacy_model": _spacy_location(settings.spacy_model) if peer_extraction == "spacy" else "",
-    }
-    if peer_python is not None:
-        peer = PeerWorker(peer_python)
-        info = peer.call("init", **init)
-        ingest = peer.call(
-            "ingest",
-            session=conversation,
-            messages=peer_messages(record),
-            extract=peer_extraction != "none",
-        )
-        report["peer_info"] = {
-            "version": info.get("version"),
-            "extraction": peer_extraction,
-            "messages": ingest["messages"],
-            "ingest_ms": round(ingest["ms"], 1),
-        }
+    init = _peer_init(memory.settings, peer_extraction)
+    peer = _start_peer(peer_python, init, record, conversation, peer_extraction, report)
     try:
-        ours: list[float] = []
-        embeds: list[float] = []
-        theirs: list[float] = []
-
-        def kgmem_once(q: str) -> tuple[float, float]:
-            t0 = time.perf_counter()
-            result = memory.search(q, conversation, k)
-            return (time.perf_counter() - t0) * 1000, result.timings_ms.get("embed", 0.0)
-
-        def peer_once(q: str) -> float:
-            assert peer is not None
-            return float(peer.call("search", query=q, session=conversation, k=k)["ms"])
-
-        for q in questions[:warmup]:
-            kgmem_once(q)
-            if peer is not None:
-                peer_once(q)
-        for done, (i, kgmem_first) in enumerate(interleaved_order(len(questions)), start=1):
-            q = questions[i]
-            if peer is not None and not kgmem_first:
-                theirs.append(peer_once(q))
-            total, embed = kgmem_once(q)
-            ours.append(total)
-            embeds.append(embed)
-            if peer is not None and kgmem_first:
-                theirs.append(peer_once(q))
-            if progress:
-                progress("questions", done, len(questions))
+        ours, embeds, theirs = _timed(memory, peer, questions, conversation, k, warmup, progress)
     finally:
         if peer is not None:
             peer.close()

@@ -63,34 +63,34 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgmem.api import Memory
-from kgmem.bench.answerability import Item, calibrate
+from kgmem.bench.answerability import question_answerability
 from kgmem.bench.answers import answer_value, extractive_answer
+from kgmem.bench.coverage import fact_coverage, question_counts
 from kgmem.bench.fusion import FUSION_ROW, RRF_DEPTH, RRF_K, FusionRetriever
 from kgmem.bench.gold import Corrections, load_corrections
-from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile, summarize
+from kgmem.bench.loco_cv import loco_cv
+from kgmem.bench.metrics import QuestionScore, normalize_answer, percentile
+from kgmem.bench.owner_split import split_threads, threaded_ids, unthread
 from kgmem.bench.per_question import (
     answer_scores,
     answer_summary,
     context_curve,
     gold_ranks,
     grades,
-    intervals,
     latency,
     paired_test,
     scores_of,
     summary_of,
 )
 from kgmem.bench.reading import read_answers
-from kgmem.bench.stats import ratio_interval
 from kgmem.ingest.locomo import load_locomo
-from kgmem.ingest.pipeline import FactSources
+from kgmem.ingest.report import FactSources
 from kgmem.models import ConversationRecord, Hit, QuestionRecord
 from kgmem.reader import Reader, format_turns
 from kgmem.retrieve.config import EngineConfig
@@ -101,9 +101,7 @@ from kgmem.retrieve.scope import Scope
 __all__ = [
     "SCHEMA",
     "evidence_support",
-    "fact_coverage",
     "git_commit",
-    "loco_cv",
     "run_locomo_bench",
 ]
 
@@ -148,7 +146,7 @@ def _supporting_turns(
     """Turns whose retrieval SUPPORTS the answer: gold turns, turns sharing a fact with a gold
     turn (one Fact CITES both), and turns whose text contains the normalised gold answer."""
     if owner_split > 1:  # the co-cited turns live in the threads: look them up there
-        stored = evidence_support(memory, _threaded_ids(memory, question.evidence))
+        stored = evidence_support(memory, threaded_ids(memory, question.evidence))
         support = {unthread(t) for t in stored}
     else:
         support = evidence_support(memory, question.evidence)
@@ -200,16 +198,7 @@ def run_locomo_bench(
         ReaderError: the reader's endpoint failed.
     """
     records = load_locomo(path, conversations)
-    report: dict[str, Any] = {
-        "schema": SCHEMA,
-        "git_commit": git_commit(),
-        "file": str(path),
-        "conversations": [r.conversation_id for r in records],
-        "ks": list(ks),
-        "k_main": main_k(ks),
-        "fact_sources": facts,
-        "ingest": {},
-    }
+    report = _report_head(path, records, ks, facts)
     corrections = load_corrections(audit, path, records) if audit is not None else None
     if corrections is not None:
         report["gold"] = {"audit": str(audit), **corrections.summary()}
@@ -220,12 +209,42 @@ def run_locomo_bench(
     _ingest(memory, stored, facts, progress, report)
     questions = [q for r in records for q in r.questions]
     scored = [q for q in questions if q.category in SCORED_CATEGORIES]
-    report["counts"] = _counts(records, questions, scored)
+    report["counts"] = question_counts(records, questions, scored)
     vectors, report["embedding_ms"] = _embed_questions(memory, scored)
     report["coverage"] = fact_coverage(memory, records, scored) if owner_split <= 1 else {}
+    run = _run_for(memory, records, scored, vectors, ks, progress, owner_split, corrections, reader)
+    by_row = _run_rows(run, rows, report)
+    if cv:
+        report["cv"] = loco_cv(by_row, ks)
+    if rows and owner_split <= 1:
+        report["answerability"] = question_answerability(
+            memory, run.shipped, questions, run.features, max(ks), SCORED_CATEGORIES
+        )
+    if reader is not None and run.kept:
+        report["reader"] = read_answers(
+            reader,
+            [(q, run.kept[q.id]) for q in scored if q.id in run.kept],
+            corrections=corrections,
+            progress=progress,
+        ) | {"row": run.reader_row, "k": run.k_main}
+    return report
+
+
+def _run_for(
+    memory: Memory,
+    records: Sequence[ConversationRecord],
+    scored: Sequence[QuestionRecord],
+    vectors: Any,
+    ks: Sequence[int],
+    progress: Progress | None,
+    owner_split: int,
+    corrections: Corrections | None,
+    reader: Reader | None,
+) -> _Run:
+    """The run that scores rows over ``scored`` (arguments as in `run_locomo_bench`)."""
     texts = {t.id: t.text for r in records for t in r.turns}
     normalized = {tid: normalize_answer(text) for tid, text in texts.items()}
-    run = _Run(
+    return _Run(
         memory=memory,
         scored=scored,
         vectors=vectors,
@@ -247,6 +266,29 @@ def run_locomo_bench(
         corrections=corrections,
         keep_hits=reader is not None,
     )
+
+
+def _report_head(
+    path: str | Path, records: Sequence[ConversationRecord], ks: Sequence[int], facts: FactSources
+) -> dict[str, Any]:
+    """The report's first keys: what was run, on what (see the module docstring)."""
+    return {
+        "schema": SCHEMA,
+        "git_commit": git_commit(),
+        "file": str(path),
+        "conversations": [r.conversation_id for r in records],
+        "ks": list(ks),
+        "k_main": main_k(ks),
+        "fact_sources": facts,
+        "ingest": {},
+    }
+
+
+def _run_rows(
+    run: _Run, rows: Sequence[tuple[str, EngineConfig]], report: dict[str, Any]
+) -> dict[str, list[QuestionScore]]:
+    """Every row's report into ``report["rows"]`` (and the shipped reference row with the
+    paired tests); returns each row's per-question scores."""
     report["rows"] = []
     by_row: dict[str, list[QuestionScore]] = {}
     for name, config in rows:
@@ -256,21 +298,8 @@ def run_locomo_bench(
         # no ablation row is the shipped configuration: run it once as the paired tests'
         # reference, outside the rows the cross-validation chooses among
         _, report["shipped"] = run.row(SHIPPED_ROW, run.shipped, reference=True)
-    _paired_tests(report, run.shipped_name or SHIPPED_ROW, main_k(ks))
-    if cv:
-        report["cv"] = loco_cv(by_row, ks)
-    if rows and owner_split <= 1:
-        report["answerability"] = _answerability(
-            memory, run.shipped, questions, run.features, max(ks)
-        )
-    if reader is not None and run.kept:
-        report["reader"] = read_answers(
-            reader,
-            [(q, run.kept[q.id]) for q in scored if q.id in run.kept],
-            corrections=corrections,
-            progress=progress,
-        ) | {"row": run.reader_row, "k": run.k_main}
-    return report
+    _paired_tests(report, run.shipped_name or SHIPPED_ROW, run.k_main)
+    return by_row
 
 
 def _readings(
@@ -548,213 +577,6 @@ def _row_report(
         }
     report["questions"] = list(rows)
     return report
-
-
-def _answerability(
-    memory: Memory,
-    config: EngineConfig,
-    questions: Sequence[QuestionRecord],
-    features: dict[str, dict[str, Any]],
-    k: int,
-) -> dict[str, Any]:
-    """``answerable = False`` against category 5 (`kgmem.bench.answerability`), with the
-    shipped configuration ``config``; adversarial questions, and the others when no ranked row
-    was the shipped configuration, are searched here."""
-    engine = memory.engine(config)
-    items: list[Item] = []
-    for q in questions:
-        if q.category == 5 or (q.category in SCORED_CATEGORIES and q.id not in features):
-            found = engine.search(q.question, q.conversation_id, k)
-            features[q.id] = found.answerability
-        if q.id in features:
-            items.append(Item(q.conversation_id, q.category == 5, features[q.id]))
-    report = calibrate(items)
-    flagged = [float(i.flagged()) for i in items]
-    right = [float(i.flagged() and i.adversarial) for i in items]
-    adversarial = [float(i.adversarial) for i in items]
-    if items:  # precision and recall of the shipped rule, questions resampled
-        report["shipped"]["precision_ci"] = ratio_interval(right, flagged)
-        report["shipped"]["recall_ci"] = ratio_interval(right, adversarial)
-    return report
-
-
-#: the separator of a split conversation's thread ids: ``conv-26~2`` is thread 2 of conv-26
-THREAD_SEP = "~"
-
-
-def split_threads(record: ConversationRecord, n: int) -> list[ConversationRecord]:
-    """``record`` as ``n`` threads of one owner (the conversation id): sessions in order, in
-    ``n`` contiguous groups, thread ``i`` named ``<id>~<i>`` (1-based), each with the turns,
-    facts (those citing only its turns) and the entities its facts and turns need, every id
-    moved from ``<id>:`` to ``<id>~<i>:``. Session numbers and turn indexes are kept."""
-    cid = record.conversation_id
-    sessions = sorted(s.session for s in record.sessions)
-    group = {s: min(i * n // max(len(sessions), 1), n - 1) + 1 for i, s in enumerate(sessions)}
-    out: list[ConversationRecord] = []
-    for part in range(1, n + 1):
-        thread = f"{cid}{THREAD_SEP}{part}"
-        mine = {t.id for t in record.turns if group.get(t.session) == part}
-        if not mine:
-            continue
-        text = record.model_copy(
-            update={
-                "sessions": tuple(s for s in record.sessions if group[s.session] == part),
-                "turns": tuple(t for t in record.turns if t.id in mine),
-                "facts": tuple(f for f in record.facts if f.cites and set(f.cites) <= mine),
-                "questions": (),
-                "owner": cid,
-            }
-        ).model_dump_json()
-        moved = text.replace(f'"{cid}:', f'"{thread}:').replace(
-            f'"conversation_id":"{cid}"', f'"conversation_id":"{thread}"'
-        )
-        out.append(ConversationRecord.model_validate_json(moved))
-    return out
-
-
-def unthread(turn_id: str) -> str:
-    """A thread's turn id back in its conversation: ``conv-26~2:D5:3`` → ``conv-26:D5:3``."""
-    head, sep, local = turn_id.partition(":")
-    return f"{head.split(THREAD_SEP, 1)[0]}{sep}{local}"
-
-
-def _threaded_ids(memory: Memory, turn_ids: Sequence[str]) -> list[str]:
-    """The stored (thread) ids of a split conversation's turn ids."""
-    out = []
-    for turn_id in turn_ids:
-        cid, _, local = turn_id.partition(":")
-        for thread in memory.owner_conversations(cid):
-            out.append(f"{thread}:{local}")
-    return out
-
-
-def _conversation(question_id: str) -> str:
-    return question_id.rsplit(":", 1)[0]
-
-
-def _criterion(scores: Sequence[QuestionScore], k: int) -> float:
-    """Mean R@k over the questions with gold evidence (the selection criterion of `loco_cv`)."""
-    return summarize([s for s in scores if s.gold], (k,))["all"].recall_at[k]
-
-
-def loco_cv(by_row: dict[str, list[QuestionScore]], ks: Sequence[int]) -> dict[str, Any]:
-    """Leave-one-conversation-out cross-validation of the choice among ``by_row``'s rows.
-
-    For each conversation in turn, the row with the best mean R@k (k = 10 if measured, else the
-    largest k; ties go to the earlier row) on the *other* conversations is chosen and scored on
-    the held-out one. The held-out questions of all folds together give the cross-validated
-    figure; the in-sample figure is the best row chosen and scored on every conversation. Their
-    gap is the optimism of picking a configuration on the data it is measured on.
-
-    Args:
-        by_row: ``{row name: per-question scores}``, every row over the same questions.
-        ks: the measured cut-offs.
-
-    Returns:
-        ``{"criterion": "recall@10", "folds": [{"held_out", "chosen", "train", "test"}],
-        "cv": {"all"|"1".."4": metrics}, "in_sample": {"chosen", "metrics"}}`` (metric dicts as
-        in the rows' ``metrics``; the cross-validated ones with their intervals), or
-        ``{"skipped": reason}`` with fewer than two conversations.
-    """
-    k = 10 if 10 in ks else max(ks)
-    names = list(by_row)
-    if not names:
-        return {"skipped": "no rows"}
-    conversations = sorted({_conversation(s.question_id) for s in by_row[names[0]]})
-    if len(conversations) < 2:
-        return {"skipped": "cross-validation needs at least two conversations"}
-    folds: list[dict[str, Any]] = []
-    held_out: list[QuestionScore] = []
-    for conv in conversations:
-        train = {
-            n: _criterion([s for s in by_row[n] if _conversation(s.question_id) != conv], k)
-            for n in names
-        }
-        chosen = max(names, key=lambda n: (train[n], -names.index(n)))
-        test = [s for s in by_row[chosen] if _conversation(s.question_id) == conv]
-        held_out.extend(test)
-        fold = {"held_out": conv, "chosen": chosen, "train": train[chosen]}
-        folds.append({**fold, "test": _criterion(test, k)})
-    overall = {n: _criterion(by_row[n], k) for n in names}
-    best = max(names, key=lambda n: (overall[n], -names.index(n)))
-    return {
-        "criterion": f"recall@{k}",
-        "folds": folds,
-        "cv": {
-            key: v.to_dict() | {"ci": intervals(held_out, ks, key)}
-            for key, v in summarize(held_out, ks).items()
-        },
-        "in_sample": {
-            "chosen": best,
-            "metrics": {key: v.to_dict() for key, v in summarize(by_row[best], ks).items()},
-        },
-    }
-
-
-def fact_coverage(
-    memory: Memory, records: Sequence[ConversationRecord], scored: Sequence[QuestionRecord]
-) -> dict[str, Any]:
-    """How well each fact source covers the gold evidence.
-
-    Returns:
-        ``gold_turns_cited``: share of gold turns (category 1-4) cited by at least one fact,
-        ``{source: {"all"|"1".."4": share}}`` for sources ``annotation``, ``extracted``, ``any``;
-        ``facts_per_turn``: mean facts per turn for each source; ``temporal_dated``: share of
-        temporal (category 2) questions whose gold turns carry a fact with a resolved
-        ``event_time``.
-    """
-    per_turn: dict[str, dict[str, int]] = {}
-    for record in records:
-        for row in memory.store.read(
-            "bench/turn_fact_coverage", conversation_id=record.conversation_id
-        ):
-            per_turn[row["turn_id"]] = row
-    n_turns = max(len(per_turn), 1)
-    sources = ("annotation", "extracted", "any")
-
-    def cited(turn: str, source: str) -> bool:
-        row = per_turn.get(turn)
-        if row is None:
-            return False
-        return bool(row["annotation"] or row["extracted"]) if source == "any" else bool(row[source])
-
-    covered: dict[str, dict[str, float]] = {}
-    for source in sources:
-        covered[source] = {}
-        for key in ("all", "1", "2", "3", "4"):
-            gold = [t for q in scored if key in ("all", str(q.category)) for t in q.evidence]
-            covered[source][key] = sum(cited(t, source) for t in gold) / len(gold) if gold else 0.0
-    temporal = [q for q in scored if q.category == 2 and q.evidence]
-    dated = sum(any(per_turn.get(t, {}).get("dated") for t in q.evidence) for q in temporal)
-    return {
-        "gold_turns_cited": covered,
-        "facts_per_turn": {
-            s: sum(row[s] for row in per_turn.values()) / n_turns
-            for s in ("annotation", "extracted")
-        },
-        "temporal_dated": dated / len(temporal) if temporal else 0.0,
-    }
-
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
-def _counts(
-    records: Sequence[ConversationRecord],
-    questions: Sequence[QuestionRecord],
-    scored: Sequence[QuestionRecord],
-) -> dict[str, Any]:
-    by_category = Counter(str(q.category) for q in questions)
-    return {
-        "questions": len(questions),
-        "scored": sum(1 for q in scored if q.evidence),
-        "adversarial": by_category.get("5", 0),
-        "by_category": dict(sorted(by_category.items())),
-        "unresolved_evidence": sum(len(q.unresolved_evidence) for q in questions),
-        "no_evidence": sum(1 for q in scored if not q.evidence),
-        "turns": sum(len(r.turns) for r in records),
-    }
 
 
 def _config_json(config: EngineConfig) -> dict[str, Any]:

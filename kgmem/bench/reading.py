@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kgmem.bench.answers import strip_citations
 from kgmem.bench.metrics import percentile
 from kgmem.bench.per_question import answer_scores, answer_summary
-from kgmem.reader import Reader, answer_result
+from kgmem.reader import Reader, ReaderAnswer, answer_result
 
 if TYPE_CHECKING:
     from kgmem.bench.gold import Corrections
@@ -59,29 +59,7 @@ def read_answers(
     tokens_in = tokens_out = 0
     for question, result in items:
         answer = answer_result(reader, result, question.conversation_id)
-        text = strip_citations(answer.answer)
-        row: dict[str, Any] = {
-            "id": question.id,
-            "category": question.category,
-            "answer": answer.answer,
-            "abstained": answer.abstained,
-            "reason": answer.reason,
-            "citations": answer.citations,
-            "cited_gold": (
-                bool(set(answer.citations) & set(question.evidence))
-                if question.evidence and not answer.abstained
-                else None
-            ),
-            "scores": {"reader": answer_scores(text, question.answer, question.category)},
-        }
-        if corrections is not None and question.id in corrections.evidence:
-            fixed = corrections.apply(question)
-            row["corrected"] = {}
-            if question.id in corrections.answers:
-                row["corrected"]["scores"] = {
-                    "reader": answer_scores(text, fixed.answer, question.category)
-                }
-        rows.append(row)
+        rows.append(_question_row(question, answer, corrections))
         if answer.raw:
             latencies.append(answer.latency_ms)
         tokens_in += answer.tokens_in or 0
@@ -108,3 +86,33 @@ def read_answers(
         report["corrected"] = answer_summary(rows, "reader", corrected=True)
     report["questions"] = rows
     return report
+
+
+def _question_row(
+    question: QuestionRecord, answer: ReaderAnswer, corrections: Corrections | None
+) -> dict[str, Any]:
+    """One question's row of `read_answers`' ``questions``: the answer, its citations and
+    scores (``corrected`` ones too where the audit corrected the question)."""
+    text = strip_citations(answer.answer)
+    row: dict[str, Any] = {
+        "id": question.id,
+        "category": question.category,
+        "answer": answer.answer,
+        "abstained": answer.abstained,
+        "reason": answer.reason,
+        "citations": answer.citations,
+        "cited_gold": (
+            bool(set(answer.citations) & set(question.evidence))
+            if question.evidence and not answer.abstained
+            else None
+        ),
+        "scores": {"reader": answer_scores(text, question.answer, question.category)},
+    }
+    if corrections is not None and question.id in corrections.evidence:
+        fixed = corrections.apply(question)
+        row["corrected"] = {}
+        if question.id in corrections.answers:
+            row["corrected"]["scores"] = {
+                "reader": answer_scores(text, fixed.answer, question.category)
+            }
+    return row

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -16,7 +16,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from kgmem.api import Memory
 from kgmem.config import Settings
 
-__all__ = ["console", "dump_json", "memory_from", "progress_bar", "settings_from"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = [
+    "console",
+    "dump_json",
+    "json_option",
+    "memory_from",
+    "progress_bar",
+    "settings_from",
+]
 
 # markup and emoji off: turn texts contain "[shared image: ...]" and ":x:"-like ids verbatim;
 # a pipe gets a wide fixed width instead of rich's 80 columns
@@ -59,6 +68,12 @@ def _default(value: Any) -> Any:
     if isinstance(value, set | frozenset | tuple):
         return list(value)
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def json_option(help: str = "Print JSON.") -> Callable[[F], F]:
+    """The ``--json`` flag every command that prints a result takes (parameter ``as_json``):
+    the same result as JSON (`dump_json`) instead of a table."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
 
 
 def dump_json(data: Any, *, compact: bool = False) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from kgmem.cli._common import console, dump_json, memory_from
+from kgmem.cli._common import console, dump_json, json_option, memory_from
 from kgmem.ingest.threads import unshared
 
 
@@ -20,7 +20,7 @@ def schema() -> None:
     is_flag=True,
     help="Replace search indexes of an older kgmem layout (data is kept; indexes repopulate).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def schema_apply(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
     """Create every missing constraint and index (idempotent).
@@ -66,7 +66,7 @@ def schema_apply(ctx: click.Context, rebuild: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def conversations(ctx: click.Context, as_json: bool) -> None:
     """List stored conversations with turn counts and time spans."""
@@ -92,7 +92,7 @@ def conversations(ctx: click.Context, as_json: bool) -> None:
     help="Forget only this turn (local or full id); repeat for several. Without it the whole "
     "conversation is deleted.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def forget(
     ctx: click.Context, conversation_id: str, turn_ids: tuple[str, ...], as_json: bool
@@ -115,7 +115,7 @@ def forget(
 
 @click.command()
 @click.option("--conversation", "conversation_id", required=True, help="Conversation id.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def requests(ctx: click.Context, conversation_id: str, as_json: bool) -> None:
     """List the memory requests a conversation made ("forget my X", "don't save this"): their

@@ -16,6 +16,7 @@ from kgmem.cli._common import console, dump_json, memory_from, progress_bar, set
 from kgmem.cli.bench_beam import bench_beam
 from kgmem.cli.bench_scale import bench_scale
 from kgmem.cli.locomo_report import print_cv, print_locomo
+from kgmem.config import DEFAULT_K
 from kgmem.errors import KgmemError
 from kgmem.retrieve.config import FactSourceChoice
 
@@ -339,7 +340,7 @@ def bench_agent_session(
 @click.option(
     "--conversation", default="conv-41", show_default=True, help="The sample id to measure."
 )
-@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits.")
+@click.option("--k", default=DEFAULT_K, show_default=True, type=click.IntRange(min=1), help="Hits.")
 @click.option("--warmup", default=20, show_default=True, type=click.IntRange(min=0))
 @click.option("--limit", type=click.IntRange(min=1), help="Time only the first N questions.")
 @click.pass_context
@@ -373,7 +374,7 @@ def bench_http(
     show_default=True,
     help="The peer's entity extractor at ingest (never an LLM).",
 )
-@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits.")
+@click.option("--k", default=DEFAULT_K, show_default=True, type=click.IntRange(min=1), help="Hits.")
 @click.option(
     "--warmup",
     default=20,

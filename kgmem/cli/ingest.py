@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from kgmem.cli._common import console, dump_json, memory_from, progress_bar
+from kgmem.cli._common import console, dump_json, json_option, memory_from, progress_bar
 from kgmem.ingest.chat import load_chat
 from kgmem.ingest.locomo import load_locomo
-from kgmem.ingest.pipeline import IngestReport
+from kgmem.ingest.report import IngestReport
 from kgmem.models import ConversationRecord
 
 FACTS = click.Choice(["annotation", "extracted", "both", "none"])
@@ -110,7 +110,7 @@ _OWNER = click.option(
     "--facts", type=FACTS, default="both", show_default=True, help="Fact sources to build."
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def ingest_locomo(
     ctx: click.Context,
@@ -140,7 +140,7 @@ def ingest_locomo(
     help="A speaker's role (user, assistant, system, tool), over the file's 'roles'; repeatable.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def ingest_chat(
     ctx: click.Context,
@@ -166,7 +166,7 @@ def ingest_chat(
     help="Conversation id (default: the row's source, or the file stem).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def ingest_facts(
     ctx: click.Context,
@@ -222,7 +222,7 @@ def _document_paths(paths: tuple[Path, ...]) -> list[Path]:
     "modification time).",
 )
 @_OWNER
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def ingest_docs(
     ctx: click.Context,

@@ -108,6 +108,18 @@ def _ci(interval: list[float] | None) -> str:
     return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}" if interval else ""
 
 
+_FLOOR_COLUMNS = (
+    "category",
+    "answer n",
+    "answer F1",
+    "answer EM",
+    "extractive n",
+    "extr. F1",
+    "extr. F1 95% CI",
+    "extr. EM",
+)
+
+
 def print_floors(report: dict[str, Any]) -> None:
     """The answer-level floors, the context cost, corrected gold and the reader, for the row
     the reader used, else the shipped configuration's, else the first."""
@@ -118,16 +130,7 @@ def print_floors(report: dict[str, Any]) -> None:
     named = report.get("reader", {}).get("row") or paired
     row = next((r for r in _all_rows(report) if r["name"] == named), rows[0])
     table = Table(title=f"answer-level floor, LoCoMo F1 / EM ({row['name']})", title_justify="left")
-    for col in (
-        "category",
-        "answer n",
-        "answer F1",
-        "answer EM",
-        "extractive n",
-        "extr. F1",
-        "extr. F1 95% CI",
-        "extr. EM",
-    ):
+    for col in _FLOOR_COLUMNS:
         table.add_column(col, justify="right")
     answers = row["answers"]
     for key, label in CATEGORIES.items():

@@ -19,6 +19,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from kgmem.cli._common import json_option
 from kgmem.config import Settings
 from kgmem.errors import KgmemError
 from kgmem.store import Store
@@ -98,7 +99,6 @@ data_dir_option = click.option(
     default=None,
     help="kgmem data directory (overrides KGMEM_DATA_DIR); the server lives in <data-dir>/neo4j.",
 )
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 
 
 @click.group()
@@ -108,7 +108,7 @@ def neo4j() -> None:
 
 @neo4j.command()
 @data_dir_option
-@json_option
+@json_option("Print JSON instead of a table.")
 @click.option(
     "--warm/--no-warm",
     default=True,
@@ -151,7 +151,7 @@ def stop(ctx: click.Context, data_dir: Path | None, timeout: float) -> None:
 
 @neo4j.command()
 @data_dir_option
-@json_option
+@json_option("Print JSON instead of a table.")
 @click.pass_context
 @_errors_to_click
 def status(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:

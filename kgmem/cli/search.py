@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from kgmem.cli._common import console, dump_json, memory_from, settings_from
+from kgmem.cli._common import console, dump_json, json_option, memory_from, settings_from
 from kgmem.cli.standing import print_standing
+from kgmem.config import DEFAULT_K
 from kgmem.models import SOURCE_KINDS, Hit
 from kgmem.retrieve.config import EngineConfig, EngineName, FactSourceChoice
 from kgmem.retrieve.retriever import SearchResult
@@ -174,7 +175,7 @@ KINDS = click.Choice(list(SOURCE_KINDS))
     help="Only turns of this source kind (repeatable).",
 )
 @click.option(
-    "--k", default=10, show_default=True, type=click.IntRange(min=1), help="Hits to return."
+    "--k", default=DEFAULT_K, show_default=True, type=click.IntRange(min=1), help="Hits to return."
 )
 @click.option("--engine", type=ENGINES, default="linked", show_default=True)
 @click.option(
@@ -201,7 +202,7 @@ KINDS = click.Choice(list(SOURCE_KINDS))
     "ordering question ('in what order did I ...'), else relevance.",
 )
 @click.option("--explain", is_flag=True, help="Show the plan and each hit's score terms and trace.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (hits with terms and trace).")
+@json_option("Print JSON (hits with terms and trace).")
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -257,7 +258,7 @@ def search(
 @click.command()
 @click.argument("question")
 @click.option("--conversation", "conversation_id", required=True, help="Conversation to search.")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(min=1))
+@click.option("--k", default=DEFAULT_K, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--cypher",
     "as_cypher",
@@ -290,7 +291,7 @@ def search(
     is_flag=True,
     help="Draw the hits' whole evidence subgraph, not only what brought each hit.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def explain(
     ctx: click.Context,
@@ -403,7 +404,7 @@ def _print_facts(rows: list[dict[str, object]], as_json: bool) -> None:
     "--owner", default=None, help="Gather NAME's values from all conversations of this owner."
 )
 @click.option("--history", "with_history", is_flag=True, help="Add superseded values.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def profile(
     ctx: click.Context,
@@ -441,7 +442,7 @@ def profile(
 @click.argument("entity")
 @click.argument("relation")
 @click.option("--conversation", "conversation_id", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def current(
     ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool
@@ -458,7 +459,7 @@ def current(
 @click.argument("entity")
 @click.argument("relation")
 @click.option("--conversation", "conversation_id", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_context
 def history(
     ctx: click.Context, entity: str, relation: str, conversation_id: str, as_json: bool
@@ -472,7 +473,7 @@ def history(
 @click.command()
 @click.argument("question")
 @click.option("--conversation", "conversation_id", required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (answer, hops, cited turns).")
+@json_option("Print JSON (answer, hops, cited turns).")
 @click.pass_context
 def chain(ctx: click.Context, question: str, conversation_id: str, as_json: bool) -> None:
     """Answer a chain QUESTION ("the capital of the country of citizenship of the spouse of X")

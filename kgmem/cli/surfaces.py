@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import click
 
-from kgmem.cli._common import console, dump_json, memory_from, settings_from
+from kgmem.cli._common import console, dump_json, json_option, memory_from, settings_from
+from kgmem.config import DEFAULT_K
 
 __all__ = ["ask", "mcp", "serve", "token"]
 
@@ -27,7 +28,7 @@ __all__ = ["ask", "mcp", "serve", "token"]
 )
 @click.option(
     "--k",
-    default=10,
+    default=DEFAULT_K,
     show_default=True,
     type=click.IntRange(min=1),
     help="Hits per search_memory call.",
@@ -116,14 +117,12 @@ def token(owner: str | None, conversations: tuple[str, ...]) -> None:
 @click.option("--conversation", "conversation_id", required=True, help="Conversation to ask about.")
 @click.option(
     "--k",
-    default=10,
+    default=DEFAULT_K,
     show_default=True,
     type=click.IntRange(min=1),
     help="Turns handed to the reader.",
 )
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print JSON (answer, citations, tokens, latency)."
-)
+@json_option("Print JSON (answer, citations, tokens, latency).")
 @click.pass_context
 def ask(ctx: click.Context, question: str, conversation_id: str, k: int, as_json: bool) -> None:
     """Answer QUESTION from memory with an OpenAI-compatible reader (KGMEM_READER_*).

@@ -269,6 +269,13 @@ catalogue statement name). Two I/O shells implement that seam:
   event loop (`anyio.from_thread.run`), where `AsyncStore` runs it in a managed transaction of
   `neo4j.AsyncDriver`. Batching (`Store.write_batches`) and error translation
   (`translate_error`) are shared, not copied.
+- **One surface.** `Memory` is a facade over the collaborators of `kgmem/memory/` (schema
+  keeper, ingestors, owners, writer, forgetter, searcher, facts, keyed items, read caches);
+  each of its methods is derived from the collaborator's (`kgmem.memory.delegate.delegate`)
+  and each of `AsyncMemory`'s from `Memory`'s (`kgmem.memory.delegate.awaited`), keeping name,
+  signature and docstring; `tests/unit/test_memory_surface.py` fails when a public `Memory`
+  method has no awaited twin. The MCP tools and the adapters call these methods only
+  (`tests/unit/test_surfaces_through_memory.py`).
 - The event loop is free while a call plans, embeds or scores; Neo4j I/O happens on the loop.
   `tests/integration/test_async.py` checks both: a ticker task keeps running during
   `add_turns` and `search`, and the hits, score terms and history equal the sync `Memory`'s.

@@ -11,9 +11,12 @@ from datetime import datetime
 
 from kgmem.errors import DateParseError
 from kgmem.models import TimeInterval
-from kgmem.time import UTC, interpret, parse_session_datetime
+from kgmem.time import interpret, parse_session_datetime
 
-__all__ = ["UTC", "parse_session_datetime", "resolve_time", "session_start"]
+__all__ = [
+    "resolve_time",
+    "session_start",
+]
 
 
 def resolve_time(text: str, reference: datetime) -> list[TimeInterval]:

@@ -56,24 +56,20 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from kgmem.errors import DocumentRejected, MalformedInput
-from kgmem.ingest.document_chunks import CHUNK_CHARS, Chunk, chunk_markdown, chunk_pages, chunk_text
-from kgmem.ingest.pipeline import Ingestor, NewTurn
+from kgmem.ingest.append import NewTurn
+from kgmem.ingest.document_chunks import Chunk, chunk_markdown, chunk_pages, chunk_text
+from kgmem.ingest.pipeline import Ingestor
 from kgmem.roles import DOCUMENT
 from kgmem.turns import DOCUMENT_ID_PREFIX, MAX_TURN_CHARS, check_unicode, make_turn, turn_id
 
 __all__ = [
-    "CHUNK_CHARS",
     "MARKDOWN_SUFFIXES",
     "MAX_DOCUMENT_BYTES",
     "MAX_DOCUMENT_CHARS",
     "MAX_PDF_BYTES",
-    "Chunk",
     "Document",
     "DocumentPlan",
     "DocumentReport",
-    "chunk_markdown",
-    "chunk_pages",
-    "chunk_text",
     "load_document",
     "load_text",
     "plan_document",

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgmem.errors import TurnNotFound
+from kgmem.ingest.context import Stage
 from kgmem.ingest.events import group_events
-from kgmem.ingest.ingest_base import IngestorBase
 from kgmem.ingest.report import Row
 from kgmem.ingest.stored import fact_from_row, turn_from_row
 from kgmem.ingest.supersession import assign_keys, supersession_links
@@ -25,11 +25,12 @@ from kgmem.ingest.writer import (
 from kgmem.models import EntityRecord, FactRecord, TurnRecord
 from kgmem.store import Transaction
 
-__all__ = ["Forgetting"]
+__all__ = ["ForgetStage"]
 
 
-class Forgetting(IngestorBase):
-    """The forgetting steps of `kgmem.ingest.pipeline.Ingestor`."""
+class ForgetStage(Stage):
+    """The stage of `kgmem.ingest.pipeline.Ingestor` that forgets turns and derives the
+    conversation's data again from the turns that remain."""
 
     def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
         """Forget turns (full ids) of one conversation, leaving no trace of their text.
@@ -99,8 +100,8 @@ class Forgetting(IngestorBase):
 
         done = self.store.transaction(work)
         if done["turns"]:
-            self._supersede_owner(cid)
-            self._derive_standing(cid)
+            self.ctx.supersede_owner(cid)
+            self.ctx.derive_standing(cid)
         return done
 
     def _rederive(
@@ -129,7 +130,7 @@ class Forgetting(IngestorBase):
         mentions: list[tuple[str, str]] = []
         if derived and self.extractor is not None and kept:
             speakers = list(dict.fromkeys(t.speaker for t in kept))
-            extraction = self._extract(cid, kept, speakers, owner)
+            extraction = self.ctx.extract(cid, kept, speakers, owner)
             extracted, entities, mentions = (
                 extraction.facts,
                 extraction.entities,

@@ -40,15 +40,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from kgmem.embed import Embedder
 from kgmem.ingest.append import AppendHook, NewTurn, allocate_turns
+from kgmem.ingest.context import IngestContext, Stage
 from kgmem.ingest.events import group_events
+from kgmem.ingest.extract import FactExtractor
+from kgmem.ingest.forgetting import ForgetStage
 from kgmem.ingest.language import count_languages, note_report
-from kgmem.ingest.own_facts import NOT_THE_USER, own_facts
+from kgmem.ingest.nlp import DEFAULT_PIPELINE
 from kgmem.ingest.passages import embed_turn_texts
 from kgmem.ingest.relation_keys import adopt_keys
 from kgmem.ingest.report import FactSources, IngestReport, Progress
-from kgmem.ingest.request_steps import RequestSteps
-from kgmem.ingest.requests import RequestPlan
+from kgmem.ingest.request_grammar import ParsedRequest
+from kgmem.ingest.request_steps import RequestStage
+from kgmem.ingest.requests import RequestPlan, RequestPolicy
 from kgmem.ingest.stored import changed, keyed, turn_from_row
 from kgmem.ingest.supersession import assign_keys, supersession_links
 from kgmem.ingest.units import dedupe_entities, plan_units, serial
@@ -64,23 +69,17 @@ from kgmem.ingest.writer import (
     turn_rows,
 )
 from kgmem.models import ConversationRecord, EntityRecord, FactRecord, SessionRecord, TurnRecord
-from kgmem.store import Transaction
+from kgmem.store import Store, Transaction
 
 __all__ = [
-    "NOT_THE_USER",
-    "AppendHook",
-    "FactSources",
-    "IngestReport",
     "Ingestor",
-    "NewTurn",
-    "Progress",
-    "allocate_turns",
-    "own_facts",
 ]
 
 
-class Ingestor(RequestSteps):
-    """Runs the write path for whole conversations, appended turns and forgotten turns.
+class Ingestor(Stage):
+    """Runs the write path for whole conversations, appended turns and forgotten turns, as
+    stages over one shared `IngestContext`: ``forgetting`` (`ForgetStage`) and ``requests``
+    (`RequestStage`); writing whole conversations and appends is its own.
 
     Args:
         store: an open store (schema applied).
@@ -90,6 +89,51 @@ class Ingestor(RequestSteps):
         requests: who may make memory requests and their limits (default: on, role user).
         spacy_model: the spaCy pipeline requests are parsed with.
     """
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        *,
+        extractor: FactExtractor | None = None,
+        batch_size: int = 500,
+        requests: RequestPolicy | None = None,
+        spacy_model: str = DEFAULT_PIPELINE,
+    ) -> None:
+        super().__init__(
+            IngestContext(
+                store,
+                embedder,
+                extractor=extractor,
+                batch_size=batch_size,
+                requests=requests,
+                spacy_model=spacy_model,
+            )
+        )
+        self.forgetting = ForgetStage(self.ctx)
+        self.requests = RequestStage(self.ctx, self.forgetting)
+
+    # --- the stages' entry points ----------------------------------------------------------------
+    def forget_turns(self, conversation_id: str, turn_ids: Sequence[str]) -> dict[str, int]:
+        """`ForgetStage.forget_turns`: forget turns (full ids), leaving no trace of their text."""
+        return self.forgetting.forget_turns(conversation_id, turn_ids)
+
+    def plan(
+        self,
+        turns: Sequence[TurnRecord],
+        *,
+        prior: set[str],
+        explicit: ParsedRequest | None = None,
+        conversation_id: str | None = None,
+    ) -> RequestPlan:
+        """`RequestStage.plan`: the memory requests of ``turns`` under this ingestor's policy."""
+        return self.requests.plan(
+            turns, prior=prior, explicit=explicit, conversation_id=conversation_id
+        )
+
+    def record_requests(self, cid: str, plan: RequestPlan, turns: Sequence[TurnRecord]) -> None:
+        """`RequestStage.record_requests`: write the plan's audit records."""
+        self.requests.record_requests(cid, plan, turns)
 
     # --- whole conversations -------------------------------------------------------------------
     def ingest(
@@ -103,7 +147,7 @@ class Ingestor(RequestSteps):
         cid = conversation.conversation_id
         report = IngestReport(conversation_id=cid, turns_total=len(conversation.turns))
         clock = time.perf_counter()
-        prior = self._prior(cid)
+        prior = self.requests.prior(cid)
         given_turns = conversation.turns
         plan = self.plan(given_turns, prior=prior, conversation_id=cid)
         drop = plan.removed | plan.withheld | prior
@@ -127,14 +171,7 @@ class Ingestor(RequestSteps):
         turn_vectors = embed_turn_texts(self.embedder.encode, [t.text for t in todo_turns])
         lap("turns")
 
-        records, entities, mentions = self._facts_of(conversation, facts)
-        records, adopted = adopt_keys(
-            records,
-            self._keyed_vectors(cid, records),
-            {t.id: t.text for t in conversation.turns},
-            self.embedder.encode,
-        )
-        report.adoptions = [asdict(a) for a in adopted]
+        records, entities, mentions = self._adopted_facts(conversation, facts, report)
         lap("extract")
 
         stored_facts = {
@@ -174,9 +211,9 @@ class Ingestor(RequestSteps):
         report.supersedes = len(pairs)
         report.events = len(events)
         if plan or drop:
-            self._apply(cid, plan, given_turns, report)
-        self._supersede_owner(cid)
-        self._derive_standing(cid)
+            self.requests.apply(cid, plan, given_turns, report)
+        self.ctx.supersede_owner(cid)
+        self.ctx.derive_standing(cid)
         return report
 
     def _facts_of(
@@ -200,13 +237,28 @@ class Ingestor(RequestSteps):
                 for n, f in enumerate(conversation.facts)
             )
         if facts in ("extracted", "both") and self.extractor is not None:
-            extraction = self._extract(
+            extraction = self.ctx.extract(
                 cid, conversation.turns, conversation.speakers, self.threads.owner(cid)
             )
             records.extend(extraction.facts)
             entities.extend(extraction.entities)
             mentions.extend(extraction.mentions)
         return assign_keys(records), entities, mentions
+
+    def _adopted_facts(
+        self, conversation: ConversationRecord, facts: FactSources, report: IngestReport
+    ) -> tuple[list[FactRecord], list[EntityRecord], list[tuple[str, str]]]:
+        """`_facts_of`, with the keys the relation decision adopts for facts no rule keys
+        (`kgmem.ingest.relation_keys.adopt_keys`), listed in ``report.adoptions``."""
+        records, entities, mentions = self._facts_of(conversation, facts)
+        records, adopted = adopt_keys(
+            records,
+            self._keyed_vectors(conversation.conversation_id, records),
+            {t.id: t.text for t in conversation.turns},
+            self.embedder.encode,
+        )
+        report.adoptions = [asdict(a) for a in adopted]
+        return records, entities, mentions
 
     def _keyed_vectors(self, cid: str, records: Sequence[FactRecord]) -> list[dict[str, Any]]:
         """The stored keyed facts the relation decision compares with
@@ -238,7 +290,7 @@ class Ingestor(RequestSteps):
             the report; ``turn_ids`` lists the ids stored, in order.
         """
         cid = conversation_id
-        turns, withheld, asked = self._screen(cid, turns)
+        turns, withheld, asked = self.requests.screen(cid, turns)
         vectors = dict(
             zip(
                 (t.text for t in turns),
@@ -278,16 +330,16 @@ class Ingestor(RequestSteps):
             rows = self.store.read("read/conversation_turns", conversation_id=cid)
             stored = [turn_from_row(cid, row) for row in rows]
             plan = (
-                self.plan(stored, prior=self._prior(cid), conversation_id=cid)
+                self.plan(stored, prior=self.requests.prior(cid), conversation_id=cid)
                 if asked
                 else RequestPlan()
             )
             plan.outcomes.extend(withheld.outcomes)
             plan.withheld |= withheld.withheld
-            self._apply(cid, plan, stored, report)
+            self.requests.apply(cid, plan, stored, report)
         if report.turns_written:
-            self._supersede_owner(cid)
-            self._derive_standing(cid)
+            self.ctx.supersede_owner(cid)
+            self.ctx.derive_standing(cid)
         if progress is not None:
             progress("turns", report.turns_written, report.turns_written)
         return report
@@ -313,7 +365,7 @@ class Ingestor(RequestSteps):
         entities: list[EntityRecord] = []
         mentions: list[tuple[str, str]] = []
         if self.extractor is not None:
-            extraction = self._extract(cid, records, speakers, self.threads.owner(cid, tx))
+            extraction = self.ctx.extract(cid, records, speakers, self.threads.owner(cid, tx))
             facts, entities, mentions = (
                 extraction.facts,
                 extraction.entities,

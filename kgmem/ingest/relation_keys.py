@@ -127,15 +127,7 @@ def adopt_keys(
     if not holders:
         return list(records), []
     unkeyed = {f.id for f in records if not f.key}  # a key an earlier run gave: decided again
-    pool = {
-        str(row["id"]): row
-        for row in stored
-        if row.get("key")
-        and row.get("embedding") is not None
-        and row.get("turn_embedding") is not None
-        and str(row["key"]).split("|", 1)[0] in holders
-        and row["id"] not in unkeyed
-    }
+    pool = {str(row["id"]): row for row in stored if _in_pool(row, holders, unkeyed)}
     keyed_new = [
         f
         for f in records
@@ -179,6 +171,17 @@ def adopt_keys(
         for f in records
     ]
     return out, list(adoptions.values())
+
+
+def _in_pool(row: Mapping[str, Any], holders: set[str], unkeyed: set[str]) -> bool:
+    """A stored keyed fact of one of ``holders``, with both vectors, that no record re-keys."""
+    return bool(
+        row.get("key")
+        and row.get("embedding") is not None
+        and row.get("turn_embedding") is not None
+        and str(row["key"]).split("|", 1)[0] in holders
+        and row["id"] not in unkeyed
+    )
 
 
 def _turn_adoptions(

@@ -11,32 +11,29 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from kgmem.ingest.append import NewTurn
-from kgmem.ingest.forgetting import Forgetting
+from kgmem.ingest.context import IngestContext, Stage
+from kgmem.ingest.forgetting import ForgetStage
 from kgmem.ingest.nlp import load_pipeline
 from kgmem.ingest.report import IngestReport
-from kgmem.ingest.requests import (
-    ParsedRequest,
-    RequestOutcome,
-    RequestPlan,
-    RequestPolicy,
-    detect,
-    mask,
-    may_request,
-    plan_requests,
-)
+from kgmem.ingest.request_grammar import ParsedRequest, detect, mask, may_request
+from kgmem.ingest.requests import RequestOutcome, RequestPlan, RequestPolicy, plan_requests
 from kgmem.ingest.stored import turn_from_row
 from kgmem.ingest.threads import conversation_of, owner_turns
 from kgmem.models import TurnRecord
 from kgmem.store import Transaction
 
-__all__ = ["RequestSteps"]
+__all__ = ["RequestStage"]
 
 
-class RequestSteps(Forgetting):
-    """The memory-request steps of `kgmem.ingest.pipeline.Ingestor` (applying a request forgets
-    the turns it removes, so these steps build on `Forgetting`)."""
+class RequestStage(Stage):
+    """The memory-request stage of `kgmem.ingest.pipeline.Ingestor` (applying a request forgets
+    the turns it removes, through ``forgetting``)."""
 
-    def _prior(self, cid: str) -> set[str]:
+    def __init__(self, ctx: IngestContext, forgetting: ForgetStage) -> None:
+        super().__init__(ctx)
+        self.forgetting = forgetting
+
+    def prior(self, cid: str) -> set[str]:
         """Turn ids that stored requests removed or withheld (re-applied on every ingest); in
         an owned conversation, those of every thread of the owner."""
         owner = self.threads.owner(cid)
@@ -108,7 +105,7 @@ class RequestSteps(Forgetting):
             }
             for o in plan.outcomes
         ]
-        # turns of the owner's other threads were forgotten in their own threads (`_apply`)
+        # turns of the owner's other threads were forgotten in their own threads (`apply`)
         gone = sorted(i for i in plan.removed | plan.withheld if conversation_of(i) == cid)
 
         def work(tx: Transaction) -> None:
@@ -121,7 +118,7 @@ class RequestSteps(Forgetting):
         if rows or gone:
             self.store.transaction(work)
 
-    def _apply(
+    def apply(
         self, cid: str, plan: RequestPlan, turns: Sequence[TurnRecord], report: IngestReport
     ) -> None:
         """Forget what the plan removes that is stored (in its own thread, for a request that
@@ -138,7 +135,7 @@ class RequestSteps(Forgetting):
                 )
             }
             if stored:
-                self.forget_turns(thread, sorted(stored))
+                self.forgetting.forget_turns(thread, sorted(stored))
         self.record_requests(cid, plan, turns)
         report.requests = [
             {
@@ -157,9 +154,7 @@ class RequestSteps(Forgetting):
             o.turn_id for o in plan.outcomes if o.status in ("too_broad", "no_match")
         ]
 
-    def _screen(
-        self, cid: str, turns: Sequence[NewTurn]
-    ) -> tuple[list[NewTurn], RequestPlan, bool]:
+    def screen(self, cid: str, turns: Sequence[NewTurn]) -> tuple[list[NewTurn], RequestPlan, bool]:
         """Before an append is written: drop the new turns that ask not to be kept, and mark
         forget requests (``request = true``, restated values masked). Only parses when a new
         turn of a requesting role holds a request word (`may_request`), and only in a

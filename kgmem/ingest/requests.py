@@ -40,7 +40,6 @@ import numpy.typing as npt
 # this module keep working
 from kgmem.ingest.request_grammar import (
     FORGET_VERBS,  # noqa: F401 (re-exported)
-    FORGOTTEN,
     INFO_NOUNS,  # noqa: F401 (re-exported)
     KEEP_VERBS,  # noqa: F401 (re-exported)
     MEMORY_NOUNS,  # noqa: F401 (re-exported)
@@ -54,9 +53,6 @@ from kgmem.ingest.request_grammar import (
     _names,
     detect,
     mask,
-    may_request,
-    parse_request,
-    topic_request,
     values,
 )
 from kgmem.models import TurnRecord
@@ -66,18 +62,10 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 __all__ = [
-    "FORGOTTEN",
-    "ParsedRequest",
     "RequestOutcome",
     "RequestPlan",
     "RequestPolicy",
-    "detect",
-    "mask",
-    "may_request",
-    "parse_request",
     "plan_requests",
-    "topic_request",
-    "values",
 ]
 
 Status = Literal["applied", "too_broad", "no_match", "withheld"]

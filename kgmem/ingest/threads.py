@@ -34,14 +34,12 @@ from kgmem.ingest.supersession import Link, supersession_links
 from kgmem.ingest.writer import supersede_rows
 from kgmem.models import FactRecord, TurnRecord
 from kgmem.store import Store, Transaction
-from kgmem.store.tenant import OWNER_SCOPE, entity_scope
+from kgmem.store.tenant import entity_scope
 
 __all__ = [
-    "OWNER_SCOPE",
     "OwnerThreads",
     "conversation_of",
     "drop_document_persons",
-    "entity_scope",
     "keyed_fact",
     "owner_links",
     "owner_turns",

@@ -52,7 +52,7 @@ from pydantic import AnyHttpUrl
 from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.errors import ConfigError
+from kgmem.errors import ConfigError, MalformedInput
 from kgmem.ids import check_id
 from kgmem.mcp.auth import StaticTokenVerifier, is_loopback
 from kgmem.mcp.models import (
@@ -114,13 +114,13 @@ def _instructions(scope: str, can_forget: bool) -> str:
 
 
 def _check_scope(conversation_id: str | None, owner: str | None, k: int, speaker: str) -> None:
-    """Raise ``ValueError`` / `MalformedInput` for a server configuration that cannot serve."""
+    """Raise `MalformedInput` for a server configuration that cannot serve."""
     if k < 1:
-        raise ValueError("k must be >= 1")
+        raise MalformedInput("k must be >= 1", argument="k")
     if not conversation_id and owner is None:
-        raise ValueError("an MCP server needs a conversation id or an owner")
+        raise MalformedInput("an MCP server needs a conversation id or an owner")
     if not speaker.strip():
-        raise ValueError("default_speaker must not be empty")
+        raise MalformedInput("default_speaker must not be empty", argument="default_speaker")
     if conversation_id is not None and conversation_id != "":
         check_id(conversation_id, argument="conversation_id")
     if owner is not None:
@@ -164,10 +164,8 @@ def build_server(
         or connect in-process with ``mcp.Client(server)``.
 
     Raises:
-        ValueError: ``k`` < 1, neither a conversation nor an owner, an empty
-            ``default_speaker``.
-        MalformedInput: a ``conversation_id`` or ``owner`` that `kgmem.ids.check_id` refuses
-            (not a string, empty, a ``:`` in a conversation id), naming the argument.
+        MalformedInput: ``k`` < 1, neither a conversation nor an owner, an empty
+            ``default_speaker``, or an id `kgmem.ids.check_id` refuses (naming the argument).
     """
     _check_scope(conversation_id, owner, k, default_speaker)
     mem = AwaitableMemory(memory)

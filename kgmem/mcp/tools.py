@@ -17,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
+from kgmem.bounds import parse_when
 from kgmem.cursors import CursorCodec
 from kgmem.errors import ConversationNotFound, KgmemError
 from kgmem.mcp.models import (
@@ -34,7 +35,7 @@ from kgmem.mcp.models import (
     TurnOut,
     TurnsOutput,
 )
-from kgmem.steer import MAX_K, Options, Page, parse_when, steered_search
+from kgmem.steer import MAX_K, Options, Page, PageHit, steered_search
 from kgmem.turns import conversation_of
 
 __all__ = ["MAX_WINDOW", "AwaitableMemory", "Tools", "default_thread"]
@@ -95,13 +96,6 @@ class AwaitableMemory:
             await self.memory.close()
         else:
             self.memory.close()
-
-    async def read(self, statement: str, **params: Any) -> list[dict[str, Any]]:
-        if isinstance(self.memory, AsyncMemory):
-            return await self.memory.read(statement, **params)
-        fn = functools.partial(self.memory.store.read, statement, **params)
-        rows: list[dict[str, Any]] = await anyio.to_thread.run_sync(fn)
-        return rows
 
 
 def _when(value: str | None, name: str, *, end: bool) -> datetime | None:
@@ -226,24 +220,7 @@ class Tools:
             )
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
-        hits = [
-            TurnOut(
-                turn_id=h.turn_id,
-                date=h.date,
-                observed_at=h.observed_at,
-                speaker=h.speaker,
-                session=h.session,
-                text=h.text,
-                score=h.score,
-                conversation_id=h.conversation_id or self.write_to,
-                source=h.source,
-                why=h.why,
-                event_date=h.event_date,
-                passage=h.passage,
-                metadata=h.metadata or None,
-            )
-            for h in page.hits
-        ]
+        hits = [self._turn_out(h) for h in page.hits]
         return SearchOutput(
             conversation_id=self.label,
             owner=self.owner,
@@ -264,6 +241,24 @@ class Tools:
             if page.answerable
             else "Memory does not support this question for the person it names; say it is "
             "not in memory. " + CITE,
+        )
+
+    def _turn_out(self, h: PageHit) -> TurnOut:
+        """One hit of a steered page as the tool returns it."""
+        return TurnOut(
+            turn_id=h.turn_id,
+            date=h.date,
+            observed_at=h.observed_at,
+            speaker=h.speaker,
+            session=h.session,
+            text=h.text,
+            score=h.score,
+            conversation_id=h.conversation_id or self.write_to,
+            source=h.source,
+            why=h.why,
+            event_date=h.event_date,
+            passage=h.passage,
+            metadata=h.metadata or None,
         )
 
     async def instructions(self, request: str | None = None) -> InstructionsOutput:
@@ -318,9 +313,7 @@ class Tools:
             raise ToolError(f"window must be between 0 and {MAX_WINDOW}")
         cid = await self._own(turn_id)
         try:
-            rows = await self.mem.read(
-                "read/evidence_turn_window", conversation_id=cid, turn_id=turn_id, window=window
-            )
+            rows = await self.mem.call("turns_around", cid, turn_id, window=window)
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
         if not rows:
@@ -394,9 +387,7 @@ class Tools:
             )
         except KgmemError as exc:
             raise ToolError(str(exc)) from exc
-        rows = await self.mem.read(
-            "read/evidence_turn_window", conversation_id=cid, turn_id=f"{cid}:{local}", window=0
-        )
+        rows = await self.mem.call("turns_around", cid, f"{cid}:{local}")
         fallback = {"turn_id": f"{cid}:{local}", "observed_at": when, "speaker": who}
         turn = _turn(rows[0]) if rows else _turn(fallback | {"session": 1, "text": text})
         return RememberOutput(

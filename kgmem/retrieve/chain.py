@@ -21,35 +21,23 @@ from typing import Any, Protocol
 
 from kgmem.lexicon import lexicon
 from kgmem.retrieve.chain_parse import (
-    STOPWORDS,
     ChainPlan,
     Mention,
     NameSpan,
     chain_order,
-    chain_question,
     compile_question,
     name_key,
-    unexplained_words,
 )
 from kgmem.retrieve.question import Question
 from kgmem.store import Store
 
 __all__ = [
     "COSTS",
-    "STOPWORDS",
-    "ChainPlan",
     "ChainResult",
     "FactSource",
     "Hop",
-    "Mention",
-    "NameSpan",
     "StoreFactSource",
-    "chain_order",
-    "chain_question",
-    "compile_question",
     "follow_chain",
-    "name_key",
-    "unexplained_words",
 ]
 
 #: Fixed relaxation costs (dimensionless; a path's score is ``1 / (1 + total cost)``, in (0, 1]).
@@ -62,7 +50,9 @@ COSTS: dict[str, float] = {
     "inversion": 0.1,  # per pair of cues followed against the surface-derived order
     "base_rank": 0.5,  # per rank of the base candidate (longest name span first)
 }
-MAX_HOPS = 4
+#: the longest chain `follow_chain` follows, in hops (one per relation cue and one more;
+#: not `Settings.max_hops`, the read path's graph expansion)
+MAX_CHAIN_HOPS = 4
 MAX_VERSIONS = 3  # newest distinct values kept per (entity, relation); older ones never win
 
 PLACE_KINDS = frozenset({"city", "country", "continent", "place"})
@@ -370,7 +360,7 @@ def follow_chain(
     bases = _bases(plan, src)
     if not bases:
         return ChainResult(None, bases[0][1][0][1] if bases else None, plan.relations)
-    depth = min(MAX_HOPS, len(plan.mentions) + 1)
+    depth = min(MAX_CHAIN_HOPS, len(plan.mentions) + 1)
     graph = _Graph(src)
     graph.pending.update(i for _, ids in bases for i, _ in ids)
     best: tuple[Any, ...] | None = None

@@ -12,7 +12,7 @@ from typing import Any
 
 from kgmem.errors import ConversationNotFound, OwnerNotFound
 from kgmem.retrieve.answerable import Support
-from kgmem.retrieve.plan import EntityIndex
+from kgmem.retrieve.names import EntityIndex
 from kgmem.retrieve.scope import Scope
 from kgmem.roles import ROLES, Role, role_of
 from kgmem.store import Store

@@ -16,7 +16,6 @@ from typing import Any
 
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.plan import QueryPlan
-from kgmem.retrieve.question import question_words
 from kgmem.retrieve.scope import EARLIEST, LATEST, Bounds, SearchFilters
 from kgmem.retrieve.score import Candidate
 from kgmem.store import Store
@@ -34,7 +33,6 @@ __all__ = [
     "empty_scope",
     "linked_read",
     "linked_read_parameters",
-    "question_words",
     "stateful_hop",
 ]
 

@@ -363,16 +363,7 @@ class LinkedRetriever(Retriever):
             `kgmem.retrieve.answerable.unanswerable`, `kgmem.retrieve.answerable.decide`).
         """
         persons = persons_of(qplan, context, conversation_id)
-        support = context.support.get(as_of)
-        if support is None and persons:
-            rows = self.store.read(
-                "read/person_support",
-                conversation_ids=list(context.conversation_ids or (conversation_id,)),
-                as_of=as_of,
-            )
-            support = Support.from_rows(rows)
-            if as_of is None:  # cached until the conversation is written to
-                context.support[as_of] = support
+        support = self._support(conversation_id, context, as_of, read=bool(persons))
         decision = judge(qplan.reading, persons, support or Support((), frozenset()))
         gap = speaker_gap(hits, qplan.speakers, context.roles)
         ids = {entity_id for entity_id, _ in persons}
@@ -422,6 +413,29 @@ class LinkedRetriever(Retriever):
             "trained": trained,
             "trained_fact": trained_fact,
         }
+
+    def _support(
+        self,
+        conversation_id: str,
+        context: ConversationContext,
+        as_of: datetime | None,
+        *,
+        read: bool,
+    ) -> Support | None:
+        """What the conversation's persons said and hold (``read/person_support``; read only
+        when ``read`` and not cached), cached per conversation when ``as_of`` is None until the
+        conversation is written to."""
+        support = context.support.get(as_of)
+        if support is None and read:
+            rows = self.store.read(
+                "read/person_support",
+                conversation_ids=list(context.conversation_ids or (conversation_id,)),
+                as_of=as_of,
+            )
+            support = Support.from_rows(rows)
+            if as_of is None:
+                context.support[as_of] = support
+        return support
 
 
 def persons_of(

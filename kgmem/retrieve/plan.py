@@ -35,21 +35,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from kgmem.errors import ConfigError
 from kgmem.models import TimeInterval
 from kgmem.retrieve.config import GENERATORS, shipped_pools
-from kgmem.retrieve.cues import OPERATORS, Operator, Order, Relation, Slot, State
-from kgmem.retrieve.names import EntityIndex, EntityLookup, ResolvedEntity, named_speakers
+from kgmem.retrieve.cues import Operator, Order, Relation, Slot, State
+from kgmem.retrieve.names import EntityLookup, ResolvedEntity
 from kgmem.retrieve.question import Question, read_question
 
 __all__ = [
-    "GENERATORS",
-    "OPERATORS",
-    "EntityIndex",
-    "EntityLookup",
-    "Operator",
     "Planner",
     "QueryPlan",
-    "ResolvedEntity",
-    "Slot",
-    "named_speakers",
     "plan",
 ]
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from kgmem.ingest.attributes import vocabulary
 from kgmem.ingest.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
+from kgmem.ingest.values import ValueType
 from kgmem.models import Hit, TimeInterval
 from kgmem.retrieve.question import Question, asked_words
 from kgmem.retrieve.score import Candidate
@@ -205,7 +206,9 @@ def resolve_current(
     return resolve_state(rows, pool, mode="current")
 
 
-ANSWER_TYPES = frozenset({"email", "phone", "url", "money", "date", "time", "number"})
+ANSWER_TYPES: frozenset[ValueType] = frozenset(
+    {"email", "phone", "url", "money", "date", "time", "number"}
+)
 """Value types whose value is the answer by its form: a question that explicitly asks for an
 e-mail address is answered by the turn holding one, whatever else shares its topic word."""
 

@@ -22,7 +22,9 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from kgmem.config import DEFAULT_K
 from kgmem.embed import Embedder
+from kgmem.errors import MalformedInput
 from kgmem.models import Hit
 from kgmem.retrieve.chain import ChainResult, StoreFactSource
 from kgmem.retrieve.config import EngineConfig
@@ -199,7 +201,7 @@ class Retriever(ABC):
         self,
         query: str,
         conversation_id: str | None,
-        k: int = 10,
+        k: int = DEFAULT_K,
         *,
         embedding: npt.NDArray[np.float32] | None = None,
         as_of: datetime | None = None,
@@ -215,17 +217,12 @@ class Retriever(ABC):
             conversation_id: the tenant to search; other conversations are never read. None
                 with ``owner``: every conversation of the owner, ranked together.
             k: number of hits (1 or more).
-            embedding: a precomputed query embedding ``(dim,)`` float32 (benchmarks reuse it);
-                it should embed `query_text`, which is what the retriever embeds itself.
-            as_of: the moment the question is asked (timezone-aware; naive is read as UTC).
-                Turns observed after it are invisible, relative dates in the question resolve
-                against it, and "current" means current at that moment. None: now, i.e. every
-                turn is visible and relative dates resolve against the conversation's latest
-                turn (the memory's own "now"; the wall clock would put old conversations years
-                away).
-            asked_by: the speaker asking (a speaker of the conversation): "I", "me", "my" and
-                "the user" in the question mean this speaker. None: the conversation's speaker
-                whose role is ``user``, if any (`kgmem.roles`).
+            embedding: a precomputed ``(dim,)`` float32 embedding of `query_text` (benchmarks).
+            as_of: the moment of asking (timezone-aware; naive is UTC): later turns are
+                invisible, relative dates and "current" resolve against it. None: now (every
+                turn visible; relative dates against the conversation's latest turn, its "now").
+            asked_by: the speaker asking, whom "I", "me", "my" and "the user" in the question
+                mean (None: the conversation's speaker whose role is ``user``, `kgmem.roles`).
             owner: search all of this owner's conversations in one read (with
                 ``conversation_id``: that conversation, which must belong to the owner).
             filters: speakers, sessions, observed-time range, source kinds
@@ -237,14 +234,14 @@ class Retriever(ABC):
             a `SearchResult`; ``timings_ms`` separates query embedding from Neo4j time.
 
         Raises:
-            ValueError: ``k`` < 1.
-            MalformedInput: ``query`` is not valid Unicode (a lone UTF-16 surrogate), or
-                ``asked_by`` is not a speaker of the conversation.
+            MalformedInput: ``k`` < 1, ``query`` is not valid Unicode (a lone UTF-16
+                surrogate), or ``asked_by`` is not a speaker of the conversation.
             ConversationNotFound: the conversation holds no turns.
             StoreError: Neo4j failed (see `kgmem.errors`).
         """
         if k < 1:
-            raise ValueError("k must be at least 1")
+            msg = "k must be at least 1"
+            raise MalformedInput(msg, conversation_id=conversation_id, argument="k")
         order = check_order(order)
         # before anything reads the store: a bad query is the caller's error first
         check_unicode([query], file="query", cid=conversation_id)

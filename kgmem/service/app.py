@@ -19,6 +19,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgmem.api import Memory
+from kgmem.bounds import parse_when
 from kgmem.cursors import CursorCodec
 from kgmem.errors import (
     ConversationNotFound,
@@ -48,7 +49,7 @@ from kgmem.service.models import (
     SearchOut,
     SearchQuery,
 )
-from kgmem.steer import Options, parse_when, steered_search
+from kgmem.steer import Options, steered_search
 
 __all__ = ["REQUEST_ID", "build_app"]
 

@@ -21,9 +21,10 @@ from pydantic import (
 )
 
 from kgmem.api import MAX_QUERY_CHARS
+from kgmem.config import DEFAULT_K
 from kgmem.ids import MAX_ID_CHARS
 from kgmem.metadata import MAX_BYTES, MAX_KEYS
-from kgmem.steer import DEFAULT_K, MAX_K, MAX_PHRASE_CHARS, MAX_TOKENS, Page, PageHit
+from kgmem.steer import MAX_K, MAX_PHRASE_CHARS, MAX_TOKENS, Page, PageHit
 
 __all__ = [
     "AddDocument",

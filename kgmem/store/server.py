@@ -57,14 +57,9 @@ from kgmem.store.server_process import (
 from kgmem.store.versions import BROWSER_VERSION, JAVA_MIN, NEO4J_VERSION  # noqa: F401
 
 __all__ = [
-    "BROWSER_VERSION",
-    "NEO4J_VERSION",
-    "JavaRuntime",
     "LocalNeo4j",
     "ServerStatus",
     "default_lib_dir",
-    "find_java",
-    "tree_bytes",
 ]
 
 log = logging.getLogger(__name__)

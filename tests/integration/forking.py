@@ -106,8 +106,8 @@ def fork_writer(
         if kill is not None:
             kill.arm()
         child = Memory(Store.from_settings(settings), memory.embedder, settings)
-        child._extractor = extractor
-        child._schema_ready = True
+        child.ingestors.extractor = extractor
+        child.schema.ready = True
         if gate is not None:
             os.read(gate, 1)
         work(child)

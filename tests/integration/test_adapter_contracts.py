@@ -170,7 +170,7 @@ def test_retriever_honours_per_call_k(memory: Memory, conversation: str) -> None
     assert len(retriever.invoke("Where did Ana move to?")) == 4
     assert len(retriever.invoke("Where did Ana move to?", k=1)) == 1
     assert len(anyio.run(lambda: retriever.ainvoke("Where did Ana move to?", k=2))) == 2
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(MalformedInput, match="k must be"):
         retriever.invoke("Where did Ana move to?", k=0)
 
 
@@ -217,6 +217,6 @@ def test_a_fresh_memory_checks_the_search_indexes_once(settings: Any, conversati
         rows = fresh.store.read("read/search_index_states", names=sorted(SEARCH_INDEXES))
         assert [r["name"] for r in rows] == sorted(SEARCH_INDEXES)  # what the wait reads
         assert {r["state"] for r in rows} == {"ONLINE"}
-        assert not fresh._indexes_online
+        assert not fresh.schema.indexes_online
         fresh.search("Where did Ana move to?", conversation, k=2)
-        assert fresh._indexes_online  # checked once; later searches skip the round trip
+        assert fresh.schema.indexes_online  # checked once; later searches skip the round trip

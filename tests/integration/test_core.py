@@ -20,7 +20,7 @@ from kgmem import Memory, Settings
 from kgmem.errors import ConversationNotFound
 from kgmem.ingest.locomo import load_locomo
 from kgmem.models import ConversationRecord
-from kgmem.retrieve.engine import EngineConfig
+from kgmem.retrieve.config import EngineConfig
 from kgmem.store import catalogue
 
 # the LoCoMo dev split: KGMEM_LOCOMO_FILE, else ../shared/data/... beside the checkout (where

@@ -25,7 +25,8 @@ from kgmem import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ingest.chat import load_chat
-from kgmem.retrieve.engine import EngineConfig, SearchResult
+from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.retriever import SearchResult
 from kgmem.store.catalogue import cypher_root
 from tests.strategies import INJECTION_STRINGS, record_figure, snapshot
 

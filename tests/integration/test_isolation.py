@@ -28,7 +28,7 @@ from kgmem.errors import ConversationNotFound, MalformedInput, StoreError
 from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.ingest.locomo import parse_locomo_sample
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
-from kgmem.retrieve.engine import ALL_GENERATORS, EngineConfig
+from kgmem.retrieve.config import GENERATORS, EngineConfig
 from tests.strategies import DATA, FUZZ_EXAMPLES, nasty_text, record_figure
 
 WHEN = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
@@ -115,7 +115,7 @@ def test_search_never_crosses_tenants(
     memory: Memory, tenants: Tenants, query: str, which: int, engine: str, k: int
 ) -> None:
     cid = tenants.cids[which]
-    generators = ALL_GENERATORS if engine == "linked-all" else None
+    generators = GENERATORS if engine == "linked-all" else None
     config = EngineConfig.from_settings(
         memory.settings, engine="cosine" if engine == "cosine" else "linked", generators=generators
     )

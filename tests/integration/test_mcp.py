@@ -484,7 +484,7 @@ def test_an_owner_server_spans_the_owners_threads(memory: Memory) -> None:
 
 
 def test_a_server_needs_a_scope(memory: Memory) -> None:
-    with pytest.raises(ValueError, match="conversation id or an owner"):
+    with pytest.raises(MalformedInput, match="conversation id or an owner"):
         build_server(memory)
     with pytest.raises(MalformedInput):
         build_server(memory, owner="")

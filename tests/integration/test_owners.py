@@ -84,7 +84,7 @@ def owners(memory: Memory) -> Iterator[Owners]:
     rng = np.random.default_rng(0)
     for owner in data.owners[1:]:
         for template, thread in zip(templates, data.threads(owner), strict=True):
-            memory._claim_owner(thread, owner)
+            memory.owners.claim(thread, owner)
             copies.extend(
                 copy_piece(
                     template,

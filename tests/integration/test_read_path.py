@@ -12,7 +12,7 @@ import pytest
 from kgmem import Memory, Settings
 from kgmem.ingest.chat import parse_chat_conversation
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.engine import ALL_GENERATORS, EngineConfig
+from kgmem.retrieve.config import GENERATORS, EngineConfig
 from kgmem.retrieve.plan import plan
 from kgmem.retrieve.score import ScoreWeights, merge_candidates
 
@@ -69,7 +69,7 @@ def test_stateful_hop_reaches_evidence_sharing_no_words(memory: Memory, cid: str
         facts="extracted",
     )
     question = "What did the greyhound that Ana's sister adopted do?"
-    tight = {name: 0 for name in ALL_GENERATORS} | {"dense_turns": 1, "dense_facts": 1, "hop": 8}
+    tight = {name: 0 for name in GENERATORS} | {"dense_turns": 1, "dense_facts": 1, "hop": 8}
     with_hop = EngineConfig(
         generators=frozenset({"dense_turns", "dense_facts", "hop"}), pools=tight
     )
@@ -99,7 +99,7 @@ def test_expansion_caps_are_respected(memory: Memory, cid: str) -> None:
     vector = memory.embedder.encode_one(query).tolist()
     params = {"conversation_id": cid, "embedding": vector}
     for cap in (1, 2, 3):
-        pools = {name: 0 for name in ALL_GENERATORS} | {
+        pools = {name: 0 for name in GENERATORS} | {
             "dense_turns": 4,
             "dense_facts": 4,
             "events": cap,

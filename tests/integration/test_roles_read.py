@@ -13,7 +13,6 @@ import pytest
 from kgmem import Memory, Settings
 from kgmem.errors import MalformedInput
 from kgmem.ingest.chat import parse_chat_conversation
-from kgmem.retrieve.engine import SearchEngine
 
 
 @pytest.fixture(scope="module")
@@ -73,12 +72,3 @@ def test_asked_by_names_the_asker(memory: Memory, cid: str) -> None:
 def test_without_first_person_the_user_is_not_named(memory: Memory, cid: str) -> None:
     result = memory.search("Which city has great food?", cid, 4)
     assert result.question["asker"] == "user" and result.plan["speakers"] == []
-
-
-def test_search_engine_is_a_deprecated_wrapper(memory: Memory, cid: str) -> None:
-    with pytest.warns(DeprecationWarning, match="SearchEngine is deprecated"):
-        engine = SearchEngine(memory.store, memory.embedder, memory.engine().config)
-    old = engine.search("What is my dog called?", cid, 4)
-    new = memory.search("What is my dog called?", cid, 4)
-    assert [h.turn_id for h in old.hits] == [h.turn_id for h in new.hits]
-    assert [h.score for h in old.hits] == [h.score for h in new.hits]

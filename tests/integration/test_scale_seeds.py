@@ -39,7 +39,7 @@ from kgmem.models import (
     TurnRecord,
 )
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.engine import EngineConfig
+from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.plan import plan
 from kgmem.store.schema import apply_schema
 

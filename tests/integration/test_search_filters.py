@@ -85,7 +85,7 @@ def loaded(memory: Memory) -> Iterator[Loaded]:
     for cid in threads:
         for s in sorted({t.session for t in turns if t.conversation_id == cid}):
             sessions.append(SessionRecord(conversation_id=cid, session=s, started_at=WHEN))
-        memory._claim_owner(cid, owner)
+        memory.owners.claim(cid, owner)
     writer = BulkWriter(memory.store, batch_size=500)
     writer.sessions(sessions)
     writer.turns(turns, np.stack(vectors))

@@ -26,7 +26,8 @@ from kgmem.cli.neo4j import NOT_RUNNING
 from kgmem.cli.neo4j import neo4j as neo4j_cli
 from kgmem.config import Settings
 from kgmem.errors import ConfigError, ServerError
-from kgmem.store.server import NEO4J_VERSION, LocalNeo4j, ServerStatus
+from kgmem.store.server import LocalNeo4j, ServerStatus
+from kgmem.store.versions import NEO4J_VERSION
 
 Started = tuple[LocalNeo4j, ServerStatus, float]
 

@@ -379,7 +379,7 @@ def test_truth_08_forget_turns_leaves_no_trace(memory: Memory, driver: neo4j.Dri
         found = strings_containing(driver, secrets)
         assert found == []
         assert fulltext_hits(driver, cid, ["Cologne", "4471", "QZ", "PIN"]) == []
-        assert cid not in memory._contexts  # the cached entity names are gone
+        assert cid not in memory.caches.contexts  # the cached entity names are gone
         hits = memory.search("What is Noa's PIN?", cid, k=10).hits
         assert f"{cid}:a1" not in [h.turn_id for h in hits]
         assert all("4471" not in json.dumps(h.trace, default=str) for h in hits)
@@ -387,7 +387,7 @@ def test_truth_08_forget_turns_leaves_no_trace(memory: Memory, driver: neo4j.Dri
         assert now is not None and now["cites"] == [f"{cid}:a2"] and now["valid_to"] is None
         assert now["superseded_by"] is None
         assert memory.search("What is Noa allergic to?", cid, k=10).hits[0].turn_id == f"{cid}:a3"
-        context = memory._contexts.get(cid)  # rebuilt by the searches above
+        context = memory.caches.contexts.get(cid)  # rebuilt by the searches above
         assert context is not None
         cached = json.dumps(context, default=lambda o: getattr(o, "__dict__", str(o))).lower()
         assert "noa" in cached and "cologne" not in cached and "4471" not in cached
@@ -417,15 +417,22 @@ def test_forget_drops_a_fact_citing_a_forgotten_and_a_kept_turn(
     cid = new_cid("mixed")
     sample["sample_id"] = cid
     record = parse_locomo_sample(sample, file="small_locomo.json")
-    multi = [f for f in record.facts if len(f.cites) > 1]
+    # the fixture's annotation facts cite one turn each: make one cite a second, kept turn
+    single = next(f for f in record.facts if f.cites)
+    target = single.cites[0]
+    kept = next(t.id for t in record.turns if t.id != target)
+    fact = single.model_copy(update={"cites": (target, kept)})
+    record = record.model_copy(
+        update={"facts": tuple(fact if f.id == fact.id else f for f in record.facts)}
+    )
     try:
         memory.add_conversation(record, facts="both")
-        if multi:
-            fact = multi[0]
-            target = fact.cites[0]
-        else:  # the fixture has none: forget a turn that an annotation fact cites
-            fact = next(f for f in record.facts if f.cites)
-            target = fact.cites[0]
+        with driver.session() as session:
+            cited = session.run(
+                "MATCH (:Fact {id: $id})-[:CITES]->(t:Turn) RETURN collect(t.id) AS ids",
+                id=fact.id,
+            ).single()
+        assert cited is not None and sorted(cited["ids"]) == sorted([target, kept])
         text = next(t.text for t in record.turns if t.id == target)
         result = CliRunner().invoke(
             forget_cli,

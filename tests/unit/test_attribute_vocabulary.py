@@ -83,3 +83,19 @@ def test_every_attribute_is_well_formed() -> None:
         assert attribute.multiplicity in ("single", "multi")
         assert attribute.value_types and set(attribute.value_types) <= set(VALUE_TYPES)
         assert attribute.questions, attribute.id
+
+
+def test_every_value_type_the_code_names_is_a_value_type() -> None:
+    from kgmem.ingest import attributes, value_statements
+    from kgmem.ingest.values import VALUE_TYPES
+    from kgmem.retrieve.resolve import ANSWER_TYPES
+
+    named = (
+        attributes._DISTINCTIVE
+        | value_statements._FORM_TYPES
+        | value_statements._COPULA_TYPES
+        | ANSWER_TYPES
+    )
+    assert named <= set(VALUE_TYPES)
+    for attribute in vocabulary().attributes.values():
+        assert set(attribute.value_types) <= set(VALUE_TYPES), attribute.id

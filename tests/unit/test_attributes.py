@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from kgmem.ingest.attributes import ValueExtractor, assign_attributes, attribute_key, read_fact
+from kgmem.ingest.attributes import assign_attributes, attribute_key, read_fact
 from kgmem.ingest.supersession import assign_keys, supersession_chain
+from kgmem.ingest.value_statements import ValueExtractor
 from kgmem.ingest.values import find_values, value_type
 from kgmem.models import FactRecord, TurnRecord
 from kgmem.retrieve.answerable import Support, attribute_verdict, stems

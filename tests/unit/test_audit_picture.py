@@ -9,12 +9,13 @@ from datetime import UTC, datetime
 import matplotlib
 import networkx as nx
 
+from kgmem.audit.build import build_picture, key_label, missed_gold
 from kgmem.audit.draw import draw_picture
 from kgmem.audit.interactive import to_html, to_visualization_graph
 from kgmem.audit.layout import layered_layout
-from kgmem.audit.picture import MAX_NODES, build_picture, key_label, missed_gold
+from kgmem.audit.model import MAX_NODES
 from kgmem.models import Hit
-from kgmem.retrieve.engine import SearchResult
+from kgmem.retrieve.retriever import SearchResult
 
 matplotlib.use("Agg")
 

@@ -11,7 +11,7 @@ import matplotlib
 
 from kgmem.audit.terms import TERMS, format_terms, hit_label, plot_terms
 from kgmem.models import Hit
-from kgmem.retrieve.engine import SearchResult
+from kgmem.retrieve.retriever import SearchResult
 
 matplotlib.use("Agg")
 

@@ -15,13 +15,8 @@ import pytest
 from kgmem.bench.metrics import substring_exact_match
 from kgmem.ingest.numbered import parse_numbered
 from kgmem.ingest.relations import RelationExtractor
-from kgmem.retrieve.chain import (
-    chain_question,
-    compile_question,
-    follow_chain,
-    name_key,
-    unexplained_words,
-)
+from kgmem.retrieve.chain import follow_chain
+from kgmem.retrieve.chain_parse import chain_question, compile_question, name_key, unexplained_words
 
 # MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
 MAB_6K = Path(

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgmem.errors import DateParseError, InputError
-from kgmem.ingest.dates import parse_session_datetime, resolve_time
+from kgmem.ingest.dates import resolve_time
+from kgmem.time import parse_session_datetime
 
 
 def _at(y: int, m: int, d: int, h: int = 13, mi: int = 56) -> datetime:

@@ -10,13 +10,11 @@ from pathlib import Path
 import pytest
 
 from kgmem.errors import DocumentRejected, MalformedInput
+from kgmem.ingest.document_chunks import CHUNK_CHARS, chunk_markdown, chunk_text
 from kgmem.ingest.documents import (
-    CHUNK_CHARS,
     MAX_DOCUMENT_BYTES,
     MAX_DOCUMENT_CHARS,
     MAX_PDF_BYTES,
-    chunk_markdown,
-    chunk_text,
     load_document,
     plan_document,
 )
@@ -248,6 +246,12 @@ def test_a_text_is_markdown_with_a_hash_key_unless_named() -> None:
     assert doc.observed_at.tzinfo is not None
     assert load_document("Line one.\nLine two.").key == doc.key
     assert load_document("# x\ny", source="a.txt").format == "text"
+    named = load_document("Line one.\nLine two.", source="notes/plan.md")
+    assert named.key == "notes/plan.md" and named.name == "plan.md"
+    assert named.format == "markdown"
+    # a named text keeps its key when its text changes, so re-adding it replaces it
+    assert load_document("Line one, changed.", source="notes/plan.md").key == named.key
+    assert load_document("Line one, changed.").key != doc.key
 
 
 @pytest.mark.parametrize(

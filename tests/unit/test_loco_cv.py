@@ -1,8 +1,8 @@
-"""Leave-one-conversation-out selection (kgmem.bench.locomo.loco_cv) on hand-made scores."""
+"""Leave-one-conversation-out selection (kgmem.bench.loco_cv.loco_cv) on hand-made scores."""
 
 from __future__ import annotations
 
-from kgmem.bench.locomo import loco_cv
+from kgmem.bench.loco_cv import loco_cv
 from kgmem.bench.metrics import QuestionScore
 
 

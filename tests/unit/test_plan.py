@@ -15,14 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgmem.models import EntityRecord
-from kgmem.retrieve.plan import (
-    GENERATORS,
-    EntityIndex,
-    Planner,
-    QueryPlan,
-    named_speakers,
-    plan,
-)
+from kgmem.retrieve.config import GENERATORS
+from kgmem.retrieve.names import EntityIndex, named_speakers
+from kgmem.retrieve.plan import Planner, QueryPlan, plan
 
 REF = datetime(2023, 10, 22, 15, 30, tzinfo=UTC)  # a Sunday
 INDEX = EntityIndex(

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from kgmem.retrieve.config import EngineConfig
+from kgmem.retrieve.config import GENERATORS, EngineConfig
 from kgmem.retrieve.generators import ReadScope, linked_read_parameters
-from kgmem.retrieve.plan import GENERATORS, EntityIndex, Planner
+from kgmem.retrieve.names import EntityIndex
+from kgmem.retrieve.plan import Planner
 from kgmem.retrieve.scope import Bounds, SearchFilters
 from kgmem.retrieve.warm import warm_statements
 from kgmem.store.catalogue import catalogue

@@ -3,8 +3,8 @@ name and stop words left out, so they do not drown what is asked)."""
 
 from __future__ import annotations
 
-from kgmem.retrieve.engine import strip_names
-from kgmem.retrieve.generators import question_words
+from kgmem.retrieve.linked import strip_names
+from kgmem.retrieve.question import question_words
 
 
 def test_strip_names_removes_the_named_speakers_and_possessives() -> None:

@@ -9,12 +9,11 @@ from datetime import UTC, datetime
 import pytest
 
 from kgmem.retrieve.answerable import content_terms
-from kgmem.retrieve.chain import compile_question
+from kgmem.retrieve.chain_parse import compile_question
 from kgmem.retrieve.context import ConversationContext, speaker_roles
-from kgmem.retrieve.generators import question_words
 from kgmem.retrieve.names import EntityIndex
 from kgmem.retrieve.plan import Planner
-from kgmem.retrieve.question import Question, asked_words, read_question
+from kgmem.retrieve.question import Question, asked_words, question_words, read_question
 
 REF = datetime(2023, 10, 22, 15, 30, tzinfo=UTC)
 INDEX = EntityIndex([("Ana", "c:ana", "person"), ("Lisbon", "c:lisbon", "place")])

@@ -14,14 +14,8 @@ import pytest
 
 from kgmem.embed import Embedder
 from kgmem.ingest.nlp import load_pipeline
-from kgmem.ingest.requests import (
-    FORGOTTEN,
-    RequestPolicy,
-    detect,
-    plan_requests,
-    topic_request,
-    values,
-)
+from kgmem.ingest.request_grammar import FORGOTTEN, detect, topic_request, values
+from kgmem.ingest.requests import RequestPolicy, plan_requests
 from kgmem.models import TurnRecord
 from kgmem.roles import role_of
 

@@ -87,7 +87,7 @@ def test_the_base_builds_the_result_from_the_ranking(stub: Stub) -> None:
 
 
 def test_the_base_checks_input_before_ranking(stub: Stub) -> None:
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(MalformedInput, match="at least 1"):
         stub.search("q", "c", 0, embedding=VECTOR)
     with pytest.raises(MalformedInput):
         stub.search("bad \ud800 text", "c", 3, embedding=VECTOR)

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from kgmem.bounds import parse_when
 from kgmem.cursors import CursorCodec
 from kgmem.errors import ConfigError, ConversationNotFound, InvalidCursor, MalformedInput
 from kgmem.service.access import EVERYTHING, Gate, Grant, TokenTable, hash_token, new_token
-from kgmem.steer import MAX_K, Options, fold_name, parse_when
+from kgmem.steer import MAX_K, Options, fold_name
 
 
 def test_fold_name_ignores_case_accents_and_spacing() -> None:

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from kgmem.errors import ServerError
-from kgmem.store.server import JAVA_MIN, NEO4J_VERSION, find_java, java_major
+from kgmem.store.java import find_java
+from kgmem.store.server import JAVA_MIN, java_major
 from kgmem.store.tenant import tenant_query, tenant_token
+from kgmem.store.versions import NEO4J_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 

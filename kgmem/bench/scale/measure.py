@@ -20,8 +20,9 @@ from kgmem.bench.scale.generator import Vectors
 from kgmem.errors import StoreError
 from kgmem.models import QuestionRecord
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.engine import EngineConfig, SearchResult
+from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.plan import plan
+from kgmem.retrieve.retriever import SearchResult
 from kgmem.store import Store
 
 __all__ = [
@@ -166,7 +167,8 @@ def graph_totals(store: Store) -> dict[str, int]:
 
 def store_sizes(memory: Memory) -> tuple[int | None, int | None]:
     """(store bytes, data bytes) of the local server when the memory talks to it, else None."""
-    from kgmem.store.server import LocalNeo4j, tree_bytes
+    from kgmem.store.server import LocalNeo4j
+    from kgmem.store.server_process import tree_bytes
 
     settings = memory.settings
     server = LocalNeo4j.from_settings(settings)

@@ -1,5 +1,6 @@
 """What memory holds about an entity and over time: chains over current values, a relation's
-history and current value, an entity's profile, the timeline (`kgmem.api.Memory`)."""
+history and current value, an entity's profile, the timeline (`kgmem.api.Memory` delegates
+here)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Any
 
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ids import checks_ids
-from kgmem.memory_base import MemoryBase
+from kgmem.memory.caches import ReadCaches
+from kgmem.memory.owners import Owners
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.scope import Scope
+from kgmem.store import Store
 from kgmem.store.tenant import key_holder
 
-__all__ = ["MemoryFacts"]
+__all__ = ["Facts"]
 
 
 def _aware(value: Any) -> datetime | None:
@@ -22,8 +25,20 @@ def _aware(value: Any) -> datetime | None:
     return value if value.utcoffset() is not None else value.replace(tzinfo=UTC)
 
 
-class MemoryFacts(MemoryBase):
-    """The fact and timeline methods of `kgmem.api.Memory`."""
+class Facts:
+    """The fact and timeline methods of `kgmem.api.Memory`: reads of facts by supersession
+    key, entity and owner over one store.
+
+    Args:
+        store: the Neo4j seam.
+        owners: an owner's conversations, for owner-wide reads.
+        caches: holds the chain fact source of each conversation (dropped by writes).
+    """
+
+    def __init__(self, store: Store, owners: Owners, caches: ReadCaches) -> None:
+        self.store = store
+        self.owners = owners
+        self.caches = caches
 
     @checks_ids
     def chain(self, question: str, conversation_id: str) -> ChainResult:
@@ -39,9 +54,9 @@ class MemoryFacts(MemoryBase):
             a `ChainResult`: the answer (the last hop's object) or None, and every hop with its
             fact, serial, whether it was the current value, and the turns it cites.
         """
-        source = self._chain_sources.get(conversation_id)
+        source = self.caches.chain_sources.get(conversation_id)
         if source is None:
-            source = self._chain_sources[conversation_id] = StoreFactSource(
+            source = self.caches.chain_sources[conversation_id] = StoreFactSource(
                 self.store, conversation_id
             )
         return follow_chain(source, conversation_id, question)
@@ -83,7 +98,7 @@ class MemoryFacts(MemoryBase):
             if owner is None:
                 raise MalformedInput("history needs a conversation id or an owner")
             rows: list[dict[str, Any]] = []
-            for cid in self.owner_conversations(owner):
+            for cid in self.owners.owner_conversations(owner):
                 rows += [r | {"conversation_id": cid} for r in self.history(cid, entity, relation)]
             never = datetime.min.replace(tzinfo=UTC)
             return sorted(
@@ -149,12 +164,12 @@ class MemoryFacts(MemoryBase):
         """
         Scope(conversation_id=conversation_id, owner=owner)  # checked
         if conversation_id is not None:
-            if owner is not None and self.owner_of(conversation_id) != owner:
+            if owner is not None and self.owners.owner_of(conversation_id) != owner:
                 raise ConversationNotFound(conversation_id)
             cids = [conversation_id]
         else:
             assert owner is not None
-            cids = self.owner_conversations(owner)
+            cids = self.owners.owner_conversations(owner)
         ids: list[str] = []
         for cid in cids:  # a thread may still hold entities of its own (an older store)
             rows = self.store.read("read/resolve_entity", conversation_id=cid, name=entity)
@@ -192,5 +207,5 @@ class MemoryFacts(MemoryBase):
             cids = [conversation_id]
         else:
             assert owner is not None
-            cids = self.owner_conversations(owner)
+            cids = self.owners.owner_conversations(owner)
         return self.store.read("read/timeline", conversation_ids=cids)

@@ -1,23 +1,34 @@
-"""The user's standing instructions and preferences, on their own (`kgmem.api.Memory`)."""
+"""The user's standing instructions and preferences, on their own (`kgmem.api.Memory`
+delegates `instructions` here)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
+from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ids import checks_ids
-from kgmem.memory_base import MemoryBase
 from kgmem.retrieve.standing import MAX_INSTRUCTIONS, applicable
+from kgmem.store import Store
 
-__all__ = ["MemoryStanding"]
+__all__ = ["Standing"]
 
-#: the longest request `MemoryStanding.instructions` reads, in characters (a search query's limit)
+#: the longest request `Standing.instructions` reads, in characters (a search query's limit)
 MAX_REQUEST_CHARS = 10_000
 
 
-class MemoryStanding(MemoryBase):
-    """The instruction method of `kgmem.api.Memory`."""
+class Standing:
+    """Reads a conversation's standing instructions and preferences without a search.
+
+    Args:
+        store: the Neo4j seam.
+        embedder: embeds the request the instructions must apply to.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
 
     @checks_ids
     def instructions(

@@ -1,32 +1,68 @@
-"""Writing to memory: whole conversations, appended turns and documents (`kgmem.api.Memory`)."""
+"""Writing to memory: whole conversations, appended turns and documents (`kgmem.api.Memory`
+delegates here)."""
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from kgmem.embed import Embedder
 from kgmem.errors import KgmemError, MalformedInput
 from kgmem.ids import checks_ids
+from kgmem.ingest.append import AppendHook, NewTurn
 from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
-from kgmem.ingest.pipeline import AppendHook, FactSources, IngestReport, NewTurn, Progress
-from kgmem.memory_base import MemoryBase
+from kgmem.ingest.report import FactSources, IngestReport, Progress
+from kgmem.memory.caches import ReadCaches
+from kgmem.memory.ingestors import Ingestors
+from kgmem.memory.owners import Owners
+from kgmem.memory.schema import SchemaKeeper
 from kgmem.metadata import check_metadata, merge_metadata
 from kgmem.models import SOURCE_KINDS, ConversationRecord
 from kgmem.retrieve.scope import check_owner
 from kgmem.retrieve.warm import WARM_QUESTION, warm_read_path
 from kgmem.roles import check_roles, role_of
+from kgmem.store import Store
 from kgmem.turns import check_conversation_id, make_turn
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MemoryWrites"]
+__all__ = ["Writer"]
 
 
-class MemoryWrites(MemoryBase):
-    """The write methods of `kgmem.api.Memory`."""
+class Writer:
+    """The write methods of `kgmem.api.Memory`: every write applies the schema first, claims
+    the conversation's owner, runs an ingestor and drops the conversation's cached context.
+
+    Args:
+        store: the Neo4j seam.
+        embedder: sizes the warm-up of the read path after a write.
+        schema: applied before the first write.
+        owners: a write's ``owner`` is claimed here.
+        ingestors: build the pipeline each write runs.
+        caches: dropped for the conversation around every write.
+        search: `kgmem.memory.search.Searcher.search`, run once after a bulk write to warm up.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        schema: SchemaKeeper,
+        owners: Owners,
+        ingestors: Ingestors,
+        caches: ReadCaches,
+        search: Callable[..., Any],
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.schema = schema
+        self.owners = owners
+        self.ingestors = ingestors
+        self.caches = caches
+        self.search = search
 
     # --- write ---------------------------------------------------------------------------------
     def add_conversation(
@@ -77,17 +113,17 @@ class MemoryWrites(MemoryBase):
                 )
             }
         )
-        self._ensure_schema()
-        self._claim_owner(conversation.conversation_id, owner)
+        self.schema.ensure()
+        self.owners.claim(conversation.conversation_id, owner)
         try:
-            ingestor = self._ingestor(facts, requests=requests)
+            ingestor = self.ingestors.ingestor(facts, requests=requests)
             report = ingestor.ingest(conversation, facts=facts, progress=progress)
             report.bookmarks = self.store.bookmarks()
             if report.turns_written:
                 self._warm_after_ingest(conversation.conversation_id)
             return report
         finally:  # the conversation's entities and speakers may have changed
-            self._invalidate(conversation.conversation_id)
+            self.caches.invalidate(conversation.conversation_id)
 
     def _warm_after_ingest(self, conversation_id: str) -> None:
         """Leave the server ready for the first question on what was just written.
@@ -101,7 +137,7 @@ class MemoryWrites(MemoryBase):
         """
         warm_read_path(self.store, self.embedder.dimension)
         try:
-            self.search(WARM_QUESTION, conversation_id, k=1)  # type: ignore[attr-defined]
+            self.search(WARM_QUESTION, conversation_id, k=1)
         except KgmemError as exc:
             log.info("warm-up search after ingest failed: %s", exc)
 
@@ -240,17 +276,17 @@ class MemoryWrites(MemoryBase):
                     metadata=_turn_metadata(conversation_id, offset, shared, raw.get("metadata")),
                 )
             )
-        self._ensure_schema()
-        self._claim_owner(conversation_id, owner)
-        self._invalidate(conversation_id)
+        self.schema.ensure()
+        self.owners.claim(conversation_id, owner)
+        self.caches.invalidate(conversation_id)
         try:
-            report = self._ingestor("extracted", requests=requests).append(
+            report = self.ingestors.ingestor("extracted", requests=requests).append(
                 conversation_id, fresh, hook=hook
             )
             report.bookmarks = self.store.bookmarks()
             return report
         finally:
-            self._invalidate(conversation_id)
+            self.caches.invalidate(conversation_id)
 
     @checks_ids
     def add_document(
@@ -306,13 +342,14 @@ class MemoryWrites(MemoryBase):
         )
         cid = conversation_id if conversation_id is not None else document.conversation_id
         check_conversation_id(cid, file=document.file or "<add_document>")
-        self._ensure_schema()
-        self._claim_owner(cid, owner)
-        self._invalidate(cid)
+        self.schema.ensure()
+        self.owners.claim(cid, owner)
+        self.caches.invalidate(cid)
         try:
-            report = write_document(self._ingestor("extracted", requests=False), cid, document)
+            ingestor = self.ingestors.ingestor("extracted", requests=False)
+            report = write_document(ingestor, cid, document)
         finally:
-            self._invalidate(cid)
+            self.caches.invalidate(cid)
         if report.written or report.removed:
             report.bookmarks = self.store.bookmarks()
         return report

@@ -1,5 +1,5 @@
 """Forgetting: whole conversations, an owner, single turns, a topic; and the audit records of
-memory requests (`kgmem.api.Memory`; docs/roles-and-requests.md)."""
+memory requests (`kgmem.api.Memory` delegates here; docs/roles-and-requests.md)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,51 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
 from kgmem.ids import checks_ids
 from kgmem.ingest.nlp import load_pipeline
-from kgmem.ingest.requests import topic_request
+from kgmem.ingest.request_grammar import topic_request
 from kgmem.ingest.threads import OwnerThreads
-from kgmem.memory_base import MemoryBase
+from kgmem.memory.caches import ReadCaches
+from kgmem.memory.ingestors import Ingestors
+from kgmem.memory.owners import Owners
+from kgmem.memory.schema import SchemaKeeper
 from kgmem.models import TurnRecord
 from kgmem.retrieve.scope import check_owner
+from kgmem.store import Store
 from kgmem.turns import check_conversation_id
 
-__all__ = ["MemoryForgetting"]
+__all__ = ["Forgetter"]
 
 
-class MemoryForgetting(MemoryBase):
-    """The forgetting methods of `kgmem.api.Memory`."""
+class Forgetter:
+    """The forgetting methods of `kgmem.api.Memory`, and the audit of memory requests.
+
+    Args:
+        store: the Neo4j seam.
+        settings: ``spacy_model`` reads a topic to forget.
+        schema: applied before anything is forgotten.
+        owners: whose conversation it is (an owner's threads are superseded again).
+        ingestors: build the pipeline that forgets turns and derives facts again.
+        caches: dropped for the conversation around every change.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        schema: SchemaKeeper,
+        owners: Owners,
+        ingestors: Ingestors,
+        caches: ReadCaches,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.schema = schema
+        self.owners = owners
+        self.ingestors = ingestors
+        self.caches = caches
 
     @checks_ids
     def forget(self, conversation_id: str) -> dict[str, int]:
@@ -31,8 +61,8 @@ class MemoryForgetting(MemoryBase):
         Returns:
             counts deleted per label. Raises `ConversationNotFound` if it holds nothing.
         """
-        self._invalidate(conversation_id)
-        owner = self.owner_of(conversation_id)
+        self.caches.invalidate(conversation_id)
+        owner = self.owners.owner_of(conversation_id)
         rows = self.store.write("write/forget_conversation", conversation_id=conversation_id)
         counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
         if not any(counts.values()):
@@ -56,8 +86,8 @@ class MemoryForgetting(MemoryBase):
         check_owner(owner)
         rows = self.store.write("write/forget_owner", owner=owner)
         counts = {k: int(v) for k, v in rows[0].items()} if rows else {}
-        self._contexts.clear()
-        self._chain_sources.clear()
+        self.caches.contexts.clear()
+        self.caches.chain_sources.clear()
         if not counts.get("conversations"):
             raise OwnerNotFound(owner)
         return counts
@@ -97,12 +127,12 @@ class MemoryForgetting(MemoryBase):
             raise MalformedInput("no turn ids to forget", conversation_id=conversation_id)
         prefix = f"{conversation_id}:"
         full = [t if t.startswith(prefix) else prefix + t for t in turn_ids]
-        self._ensure_schema()
-        self._invalidate(conversation_id)
+        self.schema.ensure()
+        self.caches.invalidate(conversation_id)
         try:
-            return self._ingestor("extracted").forget_turns(conversation_id, full)
+            return self.ingestors.ingestor("extracted").forget_turns(conversation_id, full)
         finally:
-            self._invalidate(conversation_id)
+            self.caches.invalidate(conversation_id)
 
     @checks_ids
     def forget_about(self, conversation_id: str, description: str) -> dict[str, Any]:
@@ -125,7 +155,7 @@ class MemoryForgetting(MemoryBase):
             raise MalformedInput(
                 "nothing to forget: empty description", conversation_id=conversation_id
             )
-        self._ensure_schema()
+        self.schema.ensure()
         rows = self.store.read("read/conversation_turns", conversation_id=conversation_id)
         if not rows:
             raise ConversationNotFound(conversation_id)
@@ -144,7 +174,7 @@ class MemoryForgetting(MemoryBase):
             )
             for r in rows
         ]
-        ingestor = self._ingestor("extracted")
+        ingestor = self.ingestors.ingestor("extracted")
         explicit = topic_request(description, load_pipeline(self.settings.spacy_model))
         plan = ingestor.plan(turns, prior=set(), explicit=explicit)
         # the audit record of an explicit request names no turn: it gets an id of its own
@@ -153,14 +183,14 @@ class MemoryForgetting(MemoryBase):
         )
         plan.outcomes = [outcome]
         counts = {"turns": 0, "facts": 0}
-        self._invalidate(conversation_id)
+        self.caches.invalidate(conversation_id)
         try:
             if plan.removed:
                 done = ingestor.forget_turns(conversation_id, sorted(plan.removed))
                 counts = {"turns": done["turns"], "facts": done["facts"]}
             ingestor.record_requests(conversation_id, plan, turns)
         finally:
-            self._invalidate(conversation_id)
+            self.caches.invalidate(conversation_id)
         return {
             "status": outcome.status,
             "turn_ids": sorted(plan.removed),

@@ -1,5 +1,7 @@
-"""What every step of the write path shares: the store, the embedder, the extractor, the writer
-and the request policy, and the facts extracted from turns (`kgmem.ingest.pipeline.Ingestor`)."""
+"""The one context every stage of the write path shares: the store, the embedder, the
+extractor, the writer and the request policy, and the facts extracted from turns
+(`kgmem.ingest.pipeline.Ingestor` runs the stages: `kgmem.ingest.forgetting.ForgetStage`,
+`kgmem.ingest.request_steps.RequestStage`)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,12 @@ from kgmem.models import TurnRecord
 from kgmem.roles import DOCUMENT
 from kgmem.store import Store
 
-__all__ = ["IngestorBase"]
+__all__ = ["IngestContext", "Stage"]
 
 
-class IngestorBase:
-    """The state of an `kgmem.ingest.pipeline.Ingestor` (its arguments are documented there)."""
+class IngestContext:
+    """The state the stages of an `kgmem.ingest.pipeline.Ingestor` share (its arguments are
+    documented there)."""
 
     def __init__(
         self,
@@ -43,7 +46,7 @@ class IngestorBase:
         self.spacy_model = spacy_model
         self.threads = OwnerThreads(store)
 
-    def _extract(
+    def extract(
         self,
         cid: str,
         turns: Sequence[TurnRecord],
@@ -61,14 +64,54 @@ class IngestorBase:
         facts = assign_attributes(kept.facts, self.embedder.encode)  # attribute values
         return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
 
-    def _derive_standing(self, cid: str) -> None:
+    def derive_standing(self, cid: str) -> None:
         """The conversation's standing instructions and conflicts, derived again from its user
         turns (`kgmem.ingest.standing.derive_standing`)."""
         derive_standing(self.store, self.embedder.encode, cid)
 
-    def _supersede_owner(self, cid: str) -> None:
+    def supersede_owner(self, cid: str) -> None:
         """In an owned conversation, the owner's current values over all its threads
         (`kgmem.ingest.threads.OwnerThreads.supersede`); nothing without an owner."""
         owner = self.threads.owner(cid)
         if owner is not None:
             self.threads.supersede(owner)
+
+
+class Stage:
+    """A stage of the write path: reads the shared `IngestContext` (``ctx``) through the names
+    below, and holds no state of its own beyond the stages it calls."""
+
+    def __init__(self, ctx: IngestContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def store(self) -> Store:
+        return self.ctx.store
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.ctx.embedder
+
+    @property
+    def extractor(self) -> FactExtractor | None:
+        return self.ctx.extractor
+
+    @property
+    def batch_size(self) -> int:
+        return self.ctx.batch_size
+
+    @property
+    def writer(self) -> GraphWriter:
+        return self.ctx.writer
+
+    @property
+    def policy(self) -> RequestPolicy:
+        return self.ctx.policy
+
+    @property
+    def spacy_model(self) -> str:
+        return self.ctx.spacy_model
+
+    @property
+    def threads(self) -> OwnerThreads:
+        return self.ctx.threads
