@@ -166,11 +166,24 @@ def adopt_keys(
         for found in _turn_adoptions(facts, text, turn_vec[text], fact_vec, candidates, models):
             if found.fact_id not in adoptions or found.score > adoptions[found.fact_id].score:
                 adoptions[found.fact_id] = found
+    adoptions = _unruled(adoptions, records, eligible)
     out = [
         f.model_copy(update={"key": adoptions[f.id].key}) if f.id in adoptions else f
         for f in records
     ]
     return out, list(adoptions.values())
+
+
+def _unruled(
+    adoptions: Mapping[str, Adoption],
+    records: Sequence[FactRecord],
+    eligible: Sequence[FactRecord],
+) -> dict[str, Adoption]:
+    """``adoptions`` but those of a key a rule already gave a fact of the same turn: that
+    statement is in the history once (a second copy would be a change to itself)."""
+    ruled = {(f.cites[0], f.key) for f in records if f.key and f.cites}
+    turn_of = {f.id: f.cites[0] for f in eligible}
+    return {i: a for i, a in adoptions.items() if (turn_of[i], a.key) not in ruled}
 
 
 def _in_pool(row: Mapping[str, Any], holders: set[str], unkeyed: set[str]) -> bool:
