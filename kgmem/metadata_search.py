@@ -32,6 +32,7 @@ from kgmem.metadata import (
 from kgmem.models import Hit
 from kgmem.retrieve.retriever import SearchResult
 from kgmem.retrieve.scope import SearchFilters
+from kgmem.retrieve.sources import attach_metadata
 from kgmem.store import Store
 
 
@@ -47,23 +48,9 @@ class Memory(Protocol):
     def owner_conversations(self, owner: str) -> list[str]: ...
 
 
-__all__ = ["attach_metadata", "filtered_search", "keep_matching", "where_binding"]
+__all__ = ["filtered_search", "keep_matching", "where_binding"]
 
 _WHERE_SLOT = "/*where*/"
-
-
-def attach_metadata(store: Store, hits: Sequence[Hit]) -> None:
-    """Set each hit's ``metadata`` from the store (one round trip; none without hits)."""
-    if not hits:
-        return
-    scope = sorted({h.conversation_id for h in hits if h.conversation_id})
-    ids = [h.turn_id for h in hits]
-    if not scope:  # an engine that leaves conversation_id empty: ids are globally unique
-        scope = sorted({i.split(":", 1)[0] for i in ids})
-    rows = store.read("read/turn_metadata", turn_ids=ids, conversation_ids=scope)
-    found = {r["turn_id"]: from_properties(r["pairs"]) for r in rows}
-    for hit in hits:
-        hit.metadata = found.get(hit.turn_id, {})
 
 
 def where_binding(where: Mapping[str, Any] | None) -> dict[str, Any] | None:

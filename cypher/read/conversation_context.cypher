@@ -3,7 +3,9 @@
 // canonical entities (names and aliases, for resolving names in questions; in an owned
 // conversation also the owner's shared entities, kgmem.ingest.threads) and its latest
 // timestamp ("now"), its session numbers and its owner ('' for none; the search filters of
-// read/linked_read need all of them) — but only when the caller's cached copy is stale: `version` is the
+// read/linked_read need all of them), whether any turn carries metadata (kgmem.metadata) and
+// whether it holds standing instructions or conflicts (kgmem.ingest.standing): a search reads
+// those only where there are some — but only when the caller's cached copy is stale: `version` is the
 // Conversation node's write version (a fresh UUID after every turn or entity write); when it
 // equals $known_version the context columns are null and the cache stays. One index lookup
 // when nothing changed.
@@ -14,7 +16,7 @@ WITH c.version AS version, coalesce(c.owner, '') AS owner
 CALL (version, owner) {
   WITH version WHERE version IS NOT NULL AND version = $known_version
   RETURN null AS speakers, null AS roles, null AS latest, null AS entities, null AS sessions,
-         false AS changed
+         null AS metadata, null AS standing, false AS changed
   UNION ALL
   WITH version WHERE version IS NULL OR $known_version IS NULL OR version <> $known_version
   CALL () {
@@ -25,8 +27,15 @@ CALL (version, owner) {
   }
   CALL () {
     MATCH (t:Turn {conversation_id: $conversation_id})
-    WITH max(t.observed_at) AS latest, collect(DISTINCT t.session) AS sessions
-    RETURN latest, sessions
+    WITH max(t.observed_at) AS latest, collect(DISTINCT t.session) AS sessions,
+         count(CASE WHEN any(k IN keys(t) WHERE k STARTS WITH 'meta_') THEN 1 END) > 0
+           AS metadata
+    RETURN latest, sessions, metadata
+  }
+  CALL () {
+    RETURN EXISTS { MATCH (:Instruction {conversation_id: $conversation_id}) }
+           OR EXISTS { MATCH (:Turn {conversation_id: $conversation_id})-[:CONFLICTS]-() }
+           AS standing
   }
   CALL (owner) {
     CALL (owner) {
@@ -37,7 +46,7 @@ CALL (version, owner) {
     RETURN collect({id: e.id, name: e.name, type: e.type,
                     aliases: coalesce(e.aliases, [])}) AS entities
   }
-  RETURN speakers, roles, latest, entities, sessions, true AS changed
+  RETURN speakers, roles, latest, entities, sessions, metadata, standing, true AS changed
 }
-RETURN version, changed, speakers, roles, latest, entities, sessions, owner,
+RETURN version, changed, speakers, roles, latest, entities, sessions, metadata, standing, owner,
        [$conversation_id] AS conversation_ids

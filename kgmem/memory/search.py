@@ -16,7 +16,7 @@ from kgmem.memory.caches import ReadCaches
 from kgmem.memory.owners import Owners
 from kgmem.memory.schema import SchemaKeeper
 from kgmem.metadata import check_where
-from kgmem.metadata_search import attach_metadata, filtered_search
+from kgmem.metadata_search import filtered_search
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.engine import retriever_for
 from kgmem.retrieve.retriever import Retriever, SearchResult
@@ -156,11 +156,9 @@ class Searcher:
             search = {"config": config, "order": checked_order, **asked, **given}
             return filtered_search(self, query, conversation_id, k, conditions, filters, search)
         self.schema.await_indexes()
-        result = self.engine(config).search(
+        return self.engine(config).search(
             query, conversation_id, k, filters=filters, order=checked_order, **asked
         )
-        attach_metadata(self.store, result.hits)
-        return result
 
     def warm(self) -> dict[str, Any]:
         """Get ready to answer at once, for a service to call at start-up: wait for the search

@@ -34,6 +34,9 @@ class ConversationContext:
         sessions: the session numbers that hold turns.
         owner: the scope's owner ('' for a conversation without one).
         conversation_ids: the conversations of the scope (one, or the owner's).
+        metadata: some turn of the scope carries metadata (`kgmem.metadata`); True when unknown.
+        standing: the scope holds standing instructions or conflicts
+            (`kgmem.ingest.standing`); True when unknown.
     """
 
     speakers: tuple[str, ...]
@@ -45,6 +48,8 @@ class ConversationContext:
     sessions: tuple[int, ...] = ()
     owner: str = ""
     conversation_ids: tuple[str, ...] = ()
+    metadata: bool = True
+    standing: bool = True
 
     @property
     def user(self) -> str | None:
@@ -114,6 +119,8 @@ def read_context(
         sessions=tuple(sorted(int(s) for s in row["sessions"])),
         owner=str(row["owner"]),
         conversation_ids=tuple(row["conversation_ids"]),
+        metadata=row.get("metadata") is not False,
+        standing=row.get("standing") is not False,
     )
     if row["version"] is not None:  # unversioned (pre-2026 data): never cached
         cache[key] = context

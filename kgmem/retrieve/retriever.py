@@ -31,8 +31,8 @@ from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext
 from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.scope import Scope, SearchFilters
-from kgmem.retrieve.sources import with_sources
-from kgmem.retrieve.standing import Order, check_order, serve_standing
+from kgmem.retrieve.sources import attach_metadata, with_sources
+from kgmem.retrieve.standing import Order, asks_order, check_order, serve_standing
 from kgmem.store import Store
 from kgmem.turns import check_unicode
 
@@ -263,9 +263,9 @@ class Retriever(ABC):
         request = Request(query, cid, k, as_of, asked_by, params, scope, filters)
         ranking = self._rank(request)
         ranking.hits = with_sources(self.store, ranking.hits[:k])  # document chunks' file#heading
-        ranking.hits, instructions, conflicts, used = self._standing(
-            request, vector, ranking.hits, order
-        )
+        hits, instructions, conflicts, used = self._standing(request, vector, ranking.hits, order)
+        ranking.hits = hits
+        self._attach_metadata(request, hits)
         t_end = time.perf_counter()
         timings = {
             "embed": round((t_embed - t0) * 1000, 3),
@@ -287,7 +287,12 @@ class Retriever(ABC):
     ) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
         """The hits (conflict partners brought in, time order for an ordering search), the
         instructions that apply and the conflicts (`kgmem.retrieve.standing.serve_standing`,
-        one round trip)."""
+        one round trip; none for a relevance-ordered search of a scope whose context says it
+        holds no instruction or conflict)."""
+        context = self.contexts.get(request.scope.key)
+        used: Order = order or ("time" if asks_order(request.query) else "relevance")
+        if context is not None and not context.standing and used == "relevance":
+            return hits, [], [], used
         return serve_standing(
             self.store,
             conversation_id=request.conversation_id,
@@ -297,6 +302,13 @@ class Retriever(ABC):
             as_of=request.as_of,
             order=order,
         )
+
+    def _attach_metadata(self, request: Request, hits: list[Hit]) -> None:
+        """Each hit's turn metadata (`kgmem.retrieve.sources.attach_metadata`: one round trip; none
+        when the scope's context says no turn carries metadata)."""
+        context = self.contexts.get(request.scope.key)
+        if context is None or context.metadata:
+            attach_metadata(self.store, hits)
 
     def _result(
         self, request: Request, ranking: Ranking, timings: dict[str, float]

@@ -32,6 +32,9 @@ class Stub(Retriever):
     def _standing(self, request, vector, hits, order):  # type: ignore[no-untyped-def]
         return hits, [], [], order or "relevance"  # no instructions or conflicts to read
 
+    def _attach_metadata(self, request, hits):  # type: ignore[no-untyped-def]
+        pass  # no metadata to read
+
     def _rank(self, request: Request) -> Ranking:
         self.requests.append(request)
         hits = [
