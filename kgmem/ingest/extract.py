@@ -34,6 +34,7 @@ from kgmem.ingest.clause import Clause, clauses_of
 from kgmem.ingest.clause_nouns import common_word_span, org_modifier
 from kgmem.ingest.entities import EntityResolver, ner_type
 from kgmem.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
+from kgmem.ingest.prose import parsed_prose
 from kgmem.models import (
     EntityRecord,
     FactRecord,
@@ -139,6 +140,8 @@ class SpacyExtractor:
         pipeline: spaCy pipeline name, loaded lazily on the first `extract` via
             `kgmem.ingest.nlp.load_pipeline`.
         batch_size: ``nlp.pipe`` batch size.
+        max_chars: the most characters of a turn's prose parsed (`kgmem.ingest.prose`; code
+            blocks and tables are never parsed); None = no bound.
 
     Speed (LoCoMo dev, 1,451 turns, 2 cores): about 6 s per 1,000 turns on an idle machine,
     of which ``nlp.pipe`` is over 85%; 2-3x that while other jobs share the cores.
@@ -146,9 +149,12 @@ class SpacyExtractor:
 
     name = "extracted"
 
-    def __init__(self, pipeline: str = DEFAULT_PIPELINE, batch_size: int = 128) -> None:
+    def __init__(
+        self, pipeline: str = DEFAULT_PIPELINE, batch_size: int = 128, max_chars: int | None = None
+    ) -> None:
         self.pipeline = pipeline
         self.batch_size = batch_size
+        self.max_chars = max_chars
         self._nlp: Language | None = None
         self._resolve_time: ResolveTime | None = None
         self._dates_checked = False
@@ -182,7 +188,8 @@ class SpacyExtractor:
         nlp = self._load()
         resolver = EntityResolver(conversation_id, speakers)
         split = [split_captions(t.text) for t in turns]
-        docs = list(nlp.pipe([body for body, _ in split], batch_size=self.batch_size))
+        bodies = [parsed_prose(body, self.max_chars) for body, _ in split]
+        docs = list(nlp.pipe(bodies, batch_size=self.batch_size))
         not_persons = self._register_persons(resolver, docs, speakers)
         lower = {t.text.casefold() for doc in docs for t in doc if t.is_lower}
         facts: list[FactRecord] = []

@@ -35,7 +35,13 @@ class Ingestors:
             from kgmem.ingest.value_statements import ValueExtractor
 
             self._extractor = CombinedExtractor(
-                [SpacyExtractor(self.settings.spacy_model), RelationExtractor(), ValueExtractor()]
+                [
+                    SpacyExtractor(
+                        self.settings.spacy_model, max_chars=self.settings.extract_chars or None
+                    ),
+                    RelationExtractor(),
+                    ValueExtractor(),
+                ]
             )
         return self._extractor
 
