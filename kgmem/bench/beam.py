@@ -63,7 +63,8 @@ The JSON report has this schema::
                                 {"n", "recall"}, "per_search"} | null,
                "abstention": {"n_abstention", "n_other", "tp", "fp", "fn", "precision",
                               "recall", "false_abstention"} | null,
-               "read_ms": {"p50", "p95", "read_path_p50", "read_path_p95", "first"} | null}]}
+               "read_ms": {"p50", "p95", "read_path_p50", "read_path_p95", "first"} | null,
+               "questions": [{"id", "ability", "evidence_ranks": {turn id: rank | null}}]}]}
 """
 
 from __future__ import annotations
@@ -418,7 +419,29 @@ def score_rows(
         "instructions": _instructions(questions, found) if kgmem_row else None,
         "abstention": _abstention(questions, found) if kgmem_row else None,
         "read_ms": _read_ms(found, first) if kgmem_row else None,
+        "questions": _per_question(questions, found),
     }
+
+
+def _per_question(
+    questions: Sequence[BeamQuestion], found: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per question with evidence: its id, ability and each evidence turn's 1-based rank in
+    the row's ranking (None when not ranked): what per-chat and leave-one-chat-out figures are
+    computed from."""
+    out = []
+    for q in questions:
+        if not q.evidence:
+            continue
+        ranked = found[q.id]["ranked"]
+        out.append(
+            {
+                "id": q.id,
+                "ability": q.ability,
+                "evidence_ranks": {e: _rank(ranked, [e]) for e in q.evidence},
+            }
+        )
+    return out
 
 
 def run_beam_bench(

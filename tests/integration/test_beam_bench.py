@@ -41,6 +41,10 @@ def test_bench_beam_report(memory: Memory, tmp_path: Path) -> None:
             assert 0 <= overall["all_at"]["5"] <= overall["all_at"]["10"] <= 1
             assert overall["all_at"]["10"] <= overall["any_at"]["10"]
             assert row["knowledge_update"]["n"] == 1 and row["contradiction"]["n"] == 1
+            assert len(row["questions"]) == 9
+            for q in row["questions"]:
+                ranks = [r for r in q["evidence_ranks"].values() if r is not None]
+                assert q["id"].startswith(cid) and all(r >= 1 for r in ranks)
         # 16 turns: every single-evidence question has its turn somewhere in the top 10
         assert kg["metrics"]["all"]["any_at"]["10"] >= 0.8
         assert kg["abstention"]["n_abstention"] == 1 and kg["abstention"]["n_other"] == 6
