@@ -59,6 +59,15 @@ __all__ = [
 
 #: first-person words and "the user": the asking speaker, when the conversation has one
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bthe\s+user\b", re.IGNORECASE)
+#: the asker asking what the other party said or did ("how did you recommend ...", "what have
+#: you suggested", "you mentioned"): that party's turns hold the answer, so it joins the named
+#: speakers beside the asker. A request for new advice ("what would you suggest", "can you
+#: show me") is not asking about the past and names nobody.
+ADDRESSEE_PAST = re.compile(
+    r"\b(?:did|have|had)\s+you\b"
+    r"|\byou\s+(?:said|told|mentioned|recommended|suggested|advised|proposed|gave|showed|wrote)\b",
+    re.IGNORECASE,
+)
 
 
 # --- each consumer's token view ---------------------------------------------------------------
@@ -330,13 +339,20 @@ def _entities(text: str, lookup: EntityLookup | None, cues: _Cues) -> tuple[Reso
 def _speakers(
     text: str, speakers: Iterable[str], asker: str | None, cues: _Cues
 ) -> tuple[str, ...]:
-    """The speakers ``text`` names; the asking speaker joins them when it speaks of itself."""
+    """The speakers ``text`` names; the asking speaker joins them when it speaks of itself,
+    and the other party of a two-party chat when the asker asks what it said (`ADDRESSEE_PAST`)."""
+    speakers = tuple(speakers)
     named = named_speakers(text, speakers)
     if named:
         cues.note(f"speaker:{', '.join(named)}")
     if asker is not None and asker not in named and (m := FIRST_PERSON.search(text)):
         named = (*named, asker)
         cues.note(f"speaker:asker {asker} ({' '.join(m.group(0).lower().split())})")
+    others = [s for s in dict.fromkeys(speakers) if s != asker]
+    if asker is not None and len(others) == 1 and others[0] not in named:
+        if m := ADDRESSEE_PAST.search(text):
+            named = (*named, others[0])
+            cues.note(f"speaker:addressee {others[0]} ({' '.join(m.group(0).lower().split())})")
     return named
 
 

@@ -74,6 +74,20 @@ def test_first_person_words_mean_the_user() -> None:
     assert read_question("What does the user drink?", speakers=speakers).speakers == ("user",)
 
 
+def test_asking_what_the_other_party_said_names_it_too() -> None:
+    speakers = ("user", "assistant")
+    q = read_question("How did you recommend structuring my week?", speakers=speakers, asker="user")
+    assert q.speakers == ("user", "assistant")
+    assert "speaker:addressee assistant (did you)" in q.cues
+    assert read_question(
+        "Which library have you suggested?", speakers=speakers, asker="user"
+    ).speakers == ("assistant",)
+    for request in ("What would you suggest for my app?", "Can you show me the order?"):
+        assert read_question(request, speakers=speakers, asker="user").speakers == ("user",)
+    # no asker (a chat between named people): nobody is "you"
+    assert read_question("What did you say?", speakers=("Ana", "Ben")).speakers == ()
+
+
 def test_the_user_means_a_mapped_user_speaker() -> None:
     q = read_question("What does the user drink?", speakers=("Priya", "Max"), asker="Priya")
     assert q.speakers == ("Priya",)
