@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     """Longer texts are truncated for embedding only (with a warning); the stored text is whole."""
     spacy_model: str = "en_core_web_sm"
     """The spaCy pipeline of the fact extractor."""
+    extract_chars: int = Field(default=2000, ge=0)
+    """The most characters of a turn's prose the fact extractor parses (code blocks and tables
+    are never parsed; the whole turn stays searchable): `kgmem.ingest.prose`. 0 = no bound."""
     fulltext_analyzer: str = "english"
     """The Lucene analyzer of the turn and fact text indexes (BM25 seeds): any name that
     ``CALL db.index.fulltext.listAvailableAnalyzers()`` lists (``cjk``, ``thai``, ``hindi``,
@@ -151,6 +154,9 @@ class Settings(BaseSettings):
     """The least confidence of a fact the entity generator and the event expansion follow."""
     w_fact: float = 1.0
     """Weight of the best citing fact's cosine (dev-tuned; the first cut was 0.2)."""
+    w_fact_floor: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Share of a turn's own cosine that stands in for a citing fact weaker than it, or for
+    none, in the fact term (`kgmem.retrieve.score`); 0 = the citing fact alone."""
     w_adjacent: float = 0.06
     """Weight of being beside one of the top-3 turns of the same session."""
     w_time: float = 0.05

@@ -57,6 +57,17 @@ def turn_length(text: str) -> int:
     return len(text) - sum(len(run.group()) - 1 for run in _WHITESPACE_RUN.finditer(text))
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def only_asks(text: str) -> bool:
+    """Whether ``text`` is a single question and nothing else ("Which trail shoes should I get
+    for mud?"): it states nothing, so it is neither evidence of an answer nor a conflict's end.
+    A turn that asks after stating something ("I moved. Any tips?") is not."""
+    body = text.strip()
+    return body.endswith("?") and len(_SENTENCE_BREAK.split(body)) == 1
+
+
 def check_unicode(
     values: Iterable[str], *, file: str, cid: str | None, turn: str | None = None
 ) -> None:

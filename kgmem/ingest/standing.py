@@ -53,6 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgmem.truth.decisions import memory_request, relation
+from kgmem.turns import only_asks
 
 __all__ = [
     "CONFLICT_COS",
@@ -258,7 +259,7 @@ def conflicts(
         clauses: turn id -> (its negated clause, the clause's vector) for the turns that deny
             something (`negated_clause`).
     """
-    kept = [t for t in turns if not _NON_ASSERTED.search(head(t.text)[:200])]
+    kept = [t for t in turns if not _NON_ASSERTED.search(head(t.text)[:200]) and not only_asks(t.text)]
     if len(kept) < 2 or not clauses:
         return []
     matrix = np.stack([t.vector for t in kept]).astype(np.float32)

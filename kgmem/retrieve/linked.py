@@ -103,7 +103,10 @@ class LinkedRetriever(Retriever):
         context, qplan, pools = self._read(request)
         merged, hops = self._pool(request, qplan, pools, context)
         merged, current, chain, qplan = self._resolve(request, qplan, merged, pools)
-        hits = order_hits(score_candidates(merged, self.config.weights, _window(qplan)), current)
+        scored = score_candidates(
+            merged, self.config.weights, _window(qplan), frozenset(qplan.speakers)
+        )
+        hits = order_hits(scored, current)
         answerability = self.answerability(
             request.conversation_id,
             qplan,

@@ -5,7 +5,7 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
 (`kgmem.config.Settings`: ``KGMEM_W_*``):
 
     score = cos(turn, q)
-          + w_fact     · max cos(fact citing the turn, q)                              (1.0)
+          + w_fact     · max(max cos(fact citing the turn, q), fact_floor · cos(turn, q)) (1.0)
           + w_adjacent if the turn sits beside one of the top-3 turns of the same session (0.06)
           + w_time     if the turn lies in the month or year the question names          (0.05)
           ± w_date     when the question names one day (or weekend): + if the turn's resolved
@@ -13,6 +13,13 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
                        fact is dated to another day (so "last Thursday" asked on a
                        Monday must not match a turn that merely says "last Thursday")    (0.2)
           + Σ w_signal · generator signal (bm25 0.3; entity, event, hop 0.05 when on)
+
+``fact_floor`` (``KGMEM_W_FACT_FLOOR``) lets a turn's own text stand in for a citing fact
+that matches the question worse than the turn does, or for no fact at all: a turn's evidence is
+its best match over its passages and the facts that cite it, so a turn with no fact (an
+instruction, a short update, a code answer) is not behind one with a weak fact only because an
+extractor found something to cite there. At 0 the term is the citing fact's cosine alone (0
+without one), the term as it stood before.
 
 `ScoreWeights`' defaults are the shipped weights (the ``w_*`` settings' defaults); the brief's
 first cut (w_fact = 0.2) is a negative row of the ablation: on the dev split it is about 25
@@ -32,7 +39,7 @@ from typing import Any
 
 from kgmem.config import Settings, shipped_default
 from kgmem.models import Hit
-from kgmem.turns import conversation_of
+from kgmem.turns import conversation_of, only_asks
 
 __all__ = ["SIGNAL_SETTINGS", "Candidate", "ScoreWeights", "TimeWindow", "score_candidates"]
 
@@ -57,6 +64,8 @@ class ScoreWeights:
 
     Attributes:
         fact / adjacent / time: the first-cut terms (docs/design.md §3.4).
+        fact_floor: the share of the turn's own cosine that stands in for a weaker (or absent)
+            citing fact in the fact term, in [0, 1]; 0 = the citing fact alone.
         date: the day-match term (see module docstring).
         adjacent_top: how many of the best turns give their neighbours the adjacency term.
         signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
@@ -70,6 +79,7 @@ class ScoreWeights:
     adjacent: float = _shipped("w_adjacent")
     time: float = _shipped("w_time")
     date: float = _shipped("w_date")
+    fact_floor: float = _shipped("w_fact_floor")
     adjacent_top: int = 3
     signals: tuple[tuple[str, float], ...] = field(
         default_factory=lambda: tuple((s, shipped_default(w)) for s, w in SIGNAL_SETTINGS)
@@ -83,6 +93,7 @@ class ScoreWeights:
             adjacent=settings.w_adjacent,
             time=settings.w_time,
             date=settings.w_date,
+            fact_floor=settings.w_fact_floor,
             signals=tuple((s, getattr(settings, w)) for s, w in SIGNAL_SETTINGS),
         )
 
@@ -154,6 +165,7 @@ def score_candidates(
     candidates: Iterable[Candidate],
     weights: ScoreWeights,
     window: TimeWindow | None = None,
+    holders: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """Score every candidate once and rank them (score desc, then timeline order).
 
@@ -161,13 +173,20 @@ def score_candidates(
         candidates: the pool (one entry per turn).
         weights: term weights.
         window: the month/year the question names, if any.
+        holders: the speakers the question names (who holds what is asked); when there are
+            any, only their turns' own text stands in for a fact (``fact_floor``).
 
     Returns:
         hits with ``terms`` = {"cosine", "fact", "adjacent", "time", + any generator bonus} and
         ``trace`` = {"generators": [...], "fact_id": ..., ...}.
     """
     pool = list(candidates)
-    base = {c.turn_id: c.cosine + weights.fact * (c.fact_cosine or 0.0) for c in pool}
+    fact_term = {
+        c.turn_id: weights.fact
+        * _evidence(c, weights.fact_floor if not holders or c.speaker in holders else 0.0)
+        for c in pool
+    }
+    base = {c.turn_id: c.cosine + fact_term[c.turn_id] for c in pool}
     by_rank = sorted(pool, key=lambda c: (-base[c.turn_id], c.index))
     top = by_rank[: weights.adjacent_top]
     beside = {(c.conversation_id, c.session, c.index + d) for c in top for d in (-1, 1)}
@@ -176,7 +195,7 @@ def score_candidates(
     hits: list[tuple[float, int, Hit]] = []
     for c in pool:
         terms: dict[str, float] = {"cosine": round(c.cosine, 6)}
-        terms["fact"] = round(weights.fact * (c.fact_cosine or 0.0), 6)
+        terms["fact"] = round(fact_term[c.turn_id], 6)
         adjacent = (c.conversation_id, c.session, c.index) in beside and c.turn_id not in top_ids
         terms["adjacent"] = weights.adjacent if adjacent else 0.0
         in_window = window is not None and (
@@ -215,6 +234,16 @@ def score_candidates(
         )
     hits.sort(key=lambda item: (-item[0], item[1]))
     return [hit for _, _, hit in hits]
+
+
+def _evidence(c: Candidate, floor: float) -> float:
+    """What the fact term weighs: the best citing fact's cosine, or ``floor`` times the turn's
+    own cosine where that is higher (no citing fact counts as none: 0 at ``floor`` 0). A turn
+    that only asks (`kgmem.turns.only_asks`) states nothing and keeps its facts' cosine."""
+    if floor <= 0.0 or only_asks(c.text):
+        return c.fact_cosine or 0.0
+    own = floor * c.cosine
+    return own if c.fact_cosine is None else max(c.fact_cosine, own)
 
 
 def merge_candidates(pools: Sequence[Iterable[Candidate]]) -> list[Candidate]:

@@ -19,7 +19,9 @@ MAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 JUNE = datetime(2023, 6, 9, 19, 55, tzinfo=UTC)
 
 #: the brief's first cut (fact 0.2) with no generator signals, the weights these cases use
-FIRST_CUT = ScoreWeights(fact=0.2, adjacent=0.06, time=0.05, date=0.2, signals=())
+FIRST_CUT = ScoreWeights(
+    fact=0.2, adjacent=0.06, time=0.05, date=0.2, fact_floor=0.0, signals=()
+)
 
 
 def cand(
@@ -111,3 +113,26 @@ def test_merge_keeps_best_fact_and_union_of_generators() -> None:
     (merged,) = merge_candidates([[a], [b]])
     assert merged.fact_cosine == 0.7 and merged.fact_id == "f-t"
     assert merged.generators == {"dense_turns", "dense_facts"}
+
+
+def test_fact_floor_rewards_matching_not_having_a_fact() -> None:
+    w = ScoreWeights(fact=1.0, adjacent=0.0, time=0.0, date=0.0, fact_floor=1.0, signals=())
+    pool = [
+        cand("no fact", 0, 0.60),  # the turn itself is the evidence: 0.60 + 0.60
+        cand("weak fact", 1, 0.50, fact=0.30),  # max(0.30, 0.50): 0.50 + 0.50
+        cand("good fact", 2, 0.40, fact=0.70),  # 0.40 + 0.70
+        cand("Which shoes should I buy?", 3, 0.90),  # only asks: no stand-in, 0.90
+    ]
+    scores = {h.turn_id: h.score for h in score_candidates(pool, w)}
+    assert scores == pytest.approx(
+        {"no fact": 1.2, "weak fact": 1.0, "good fact": 1.1, "Which shoes should I buy?": 0.9}
+    )
+    # at 0 the term is the citing fact alone, as before the floor existed
+    off = {h.turn_id: h.score for h in score_candidates(pool, replace(w, fact_floor=0.0))}
+    assert off == pytest.approx(
+        {"no fact": 0.6, "weak fact": 0.8, "good fact": 1.1, "Which shoes should I buy?": 0.9}
+    )
+    # the question names who holds the answer: only their turns stand in for a fact
+    other = replace(pool[0], turn_id="other's", speaker="B", fact_cosine=None)
+    held = {h.turn_id: h.score for h in score_candidates([pool[0], other], w, holders=frozenset("A"))}
+    assert held == pytest.approx({"no fact": 1.2, "other's": 0.6})

@@ -90,6 +90,16 @@ def test_conflicts_pair_a_denial_with_its_nearest_assertion() -> None:
     assert conflicts(turns, {}) == []
 
 
+def test_a_question_is_no_conflicts_end() -> None:
+    turns = [
+        StandingTurn("c:4", "I have never used Flask-Login.", T0, unit(1, 0.2), "user"),
+        StandingTurn("c:6", "can I use Flask-Login with Quart?", T0, unit(1, 0.21), "user"),
+        StandingTurn("c:10", "I integrated Flask-Login today.", T0, unit(1, 0.3), "user"),
+    ]
+    found = conflicts(turns, {"c:4": ("I have never used Flask-Login.", unit(1, 0.2))})
+    assert [(p["from"], p["to"]) for p in found] == [("c:4", "c:10")]
+
+
 def rows() -> list[dict]:
     return [
         {"id": "c:2#instruction", "turn_id": "c:2", "kind": "instruction",
