@@ -118,7 +118,7 @@ class Settings(BaseSettings):
     write_batch_size: int = 500
     """Turns per write transaction of an ingest (each batch commits with its facts and links)."""
 
-    # --- memory requests inside a conversation (kgmem.ingest.requests) ----------------------
+    # --- memory requests inside a conversation (kgmem.ingest.requests.rules) ----------------------
     requests: bool = True
     """Detect "forget X" / "don't save this" requests of the user at write time
     (docs/roles-and-requests.md)."""

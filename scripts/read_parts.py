@@ -21,7 +21,7 @@ from typing import Any
 
 import kgmem.store.driver as driver
 from kgmem import Memory, Settings
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 
 #: each part and the budgets that switch it off
 PARTS: dict[str, tuple[str, ...]] = {

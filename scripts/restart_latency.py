@@ -20,7 +20,7 @@ import statistics
 import time
 
 from kgmem import Memory, Settings
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.store.server import LocalNeo4j
 
 

@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     from kgmem.audit import evidence_picture, plot_terms, save_picture
     from kgmem.audit.examples import pick_examples
     from kgmem.config import Settings
-    from kgmem.ingest.locomo import load_locomo
+    from kgmem.ingest.loaders.locomo import load_locomo
 
     locomo = Path(args.locomo)
     if not locomo.is_file():

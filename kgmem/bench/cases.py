@@ -27,7 +27,7 @@ from typing import Any
 
 from kgmem.api import Memory
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 
 __all__ = ["SCHEMA", "load_cases", "run_cases"]
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from kgmem.api import Memory
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.writer import BulkWriter
+from kgmem.ingest.writing.writer import BulkWriter
 from kgmem.models import SessionRecord, TurnRecord
 
 __all__ = ["FILTERS", "run_filters"]

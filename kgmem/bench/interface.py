@@ -34,7 +34,7 @@ from typing import Any
 from kgmem.api import Memory
 from kgmem.config import DEFAULT_K
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.models import ConversationRecord
 from kgmem.steer import Options, steered_search
 

@@ -62,7 +62,7 @@ class Facts:
         return follow_chain(source, conversation_id, question)
 
     def _keys(self, conversation_id: str, entity: str, relation: str) -> list[str]:
-        from kgmem.ingest.supersession import relation_family
+        from kgmem.ingest.extraction.supersession import relation_family
 
         family = relation_family(relation) or relation.strip().lower().replace(" ", "_")
         rows = self.store.read("read/resolve_entity", conversation_id=conversation_id, name=entity)
@@ -88,7 +88,7 @@ class Facts:
             conversation_id: the tenant (None with ``owner``).
             entity: a canonical name or alias (``"Mel"`` finds Melanie) or an entity id.
             relation: a relation (``live_in``) or its family (``residence``); see
-                `kgmem.ingest.supersession.SINGLE_VALUED`.
+                `kgmem.ingest.extraction.supersession.SINGLE_VALUED`.
 
         Returns:
             fact dicts (id, text, serial, valid_from, valid_to, supersedes, superseded_by,
@@ -148,7 +148,7 @@ class Facts:
             owner: the owner (docs/scopes-and-filters.md): alone, the profile gathers the
                 entity's values from all of the owner's conversations (each value names its
                 ``conversation_id``; which value is current is decided across the owner's
-                threads, `kgmem.ingest.threads`); with ``conversation_id``, the owner that
+                threads, `kgmem.ingest.writing.threads`); with ``conversation_id``, the owner that
                 conversation must have.
 
         Returns:

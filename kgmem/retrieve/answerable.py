@@ -53,8 +53,8 @@ from typing import Any
 
 import snowballstemmer
 
-from kgmem.ingest.attributes import Attribute, vocabulary
-from kgmem.ingest.entities import slugify
+from kgmem.ingest.extraction.attributes import Attribute, vocabulary
+from kgmem.ingest.extraction.entities import slugify
 from kgmem.retrieve.asked import AskedAttribute
 from kgmem.retrieve.question import Question, stop_words
 from kgmem.retrieve.question import answer_terms as content_terms
@@ -236,7 +236,7 @@ class Support:
     Attributes:
         facts: ``(person entity id, stems)`` per asserted/negated fact about a person.
         attributes: ``(person entity id, attribute, thing)`` of the same facts, in the same
-            order (`kgmem.ingest.attributes`; None where a fact has no attribute).
+            order (`kgmem.ingest.extraction.attributes`; None where a fact has no attribute).
         everything: stems of every asserted fact and every turn that is not only plans,
             hypotheticals, questions or reports.
         planned: stems of the turns whose facts are plans (and no assertion): memory for a
@@ -464,8 +464,8 @@ def asker_persons(
 ) -> list[tuple[str, str]]:
     """``(entity id, name)`` of the speakers the question names ("my", "the user", a name)
     that ``persons`` lacks: a speaker is a person entity of the conversation
-    (`kgmem.ingest.entities.EntityResolver` ids; ``conversation_id`` is the entity scope, the
-    owner's ``owner:<owner>`` in an owned conversation: `kgmem.store.tenant.entity_scope`),
+    (`kgmem.ingest.extraction.entities.EntityResolver` ids; ``conversation_id`` is the entity scope,
+    the owner's ``owner:<owner>`` in an owned conversation: `kgmem.store.tenant.entity_scope`),
     so "What is my passport number?" is checked against the user's own facts."""
     have = {surface.casefold() for _, surface in persons}
     out = []
@@ -476,5 +476,5 @@ def asker_persons(
 
 
 def speaker_person(conversation_id: str, speaker: str) -> str:
-    """The person entity id of a speaker of a conversation (`kgmem.ingest.entities`)."""
+    """The person entity id of a speaker of a conversation (`kgmem.ingest.extraction.entities`)."""
     return f"{conversation_id}:e:person:{slugify(speaker)}"

@@ -1,7 +1,8 @@
 """Chain questions over current values: "the country of citizenship of the spouse of X".
 
 A read-path operator usable on any conversation whose facts use the relations of
-`kgmem.lexicon` (statement facts, `kgmem.ingest.relations`). Nothing here reads gold answers.
+`kgmem.lexicon` (statement facts, `kgmem.ingest.extraction.relations`). Nothing here reads gold
+answers.
 
 1. the parse (`kgmem.retrieve.chain_parse.compile_question`, re-exported here; the read path
    takes it from `kgmem.retrieve.question.Question.walk`): relation cues, the answer type, the

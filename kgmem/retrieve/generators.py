@@ -114,8 +114,8 @@ def candidate(row: dict[str, Any], generator: str) -> Candidate:
 
 
 def with_passage(c: Candidate, best: dict[str, dict[str, Any]]) -> None:
-    """A long turn's dense score is its best passage's (`kgmem.ingest.passages`): ``c`` takes
-    that cosine when it is higher, and the passage's offsets (``n, start, end, cosine``)."""
+    """A long turn's dense score is its best passage's (`kgmem.ingest.extraction.passages`): ``c``
+    takes that cosine when it is higher, and the passage's offsets (``n, start, end, cosine``)."""
     row = best.get(c.turn_id)
     if row is None:
         return

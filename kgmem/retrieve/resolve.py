@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from kgmem.ingest.attributes import vocabulary
-from kgmem.ingest.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
-from kgmem.ingest.values import ValueType
+from kgmem.ingest.extraction.attributes import vocabulary
+from kgmem.ingest.extraction.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
+from kgmem.ingest.extraction.values import ValueType
 from kgmem.models import Hit, TimeInterval
 from kgmem.retrieve.question import Question, asked_words
 from kgmem.retrieve.score import Candidate

@@ -1,14 +1,14 @@
 """What a search serves beside its ranked turns: the standing instructions and preferences that
 apply to the request, the conflicts among the hits, and time order for ordering questions.
 
-Written by `kgmem.ingest.standing`; read here in one round trip (``read/standing``) after the
-hits are ranked, so none of it changes which turns rank where, except that a hit's conflicting
+Written by `kgmem.ingest.extraction.standing`; read here in one round trip (``read/standing``) after
+the hits are ranked, so none of it changes which turns rank where, except that a hit's conflicting
 statement is brought into the hits (it takes the place of the last hit that is in no conflict)
 and an ordering search returns its hits in time order.
 
 - **Applicability** (`applicable`): an instruction in force at the moment of asking applies
   when its vector (its turn's) lies within `APPLY_COS` of the request's, or when its typed
-  scopes (`kgmem.ingest.standing.typed_scopes`: code, formatting, dependencies, security,
+  scopes (`kgmem.ingest.extraction.standing.typed_scopes`: code, formatting, dependencies, security,
   testing, performance) meet the request's: "always format code with syntax highlighting"
   applies to every request for code, whatever its words. At most `MAX_INSTRUCTIONS` are
   served, those sharing most scopes and most similar first, so an agent can put them in every
@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgmem.errors import MalformedInput
-from kgmem.ingest.standing import typed_scopes
+from kgmem.ingest.extraction.standing import typed_scopes
 from kgmem.models import Hit
 from kgmem.store import Store
 

@@ -1,6 +1,6 @@
 """The chain operator (kgmem.retrieve.chain) on statement facts built by the real write-path
-extractor (kgmem.ingest.relations) from a numbered list; the graph is an in-memory FactSource
-with the semantics of read/chain_entities and read/chain_facts (no server)."""
+extractor (kgmem.ingest.extraction.relations) from a numbered list; the graph is an in-memory
+FactSource with the semantics of read/chain_entities and read/chain_facts (no server)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from kgmem.bench.metrics import substring_exact_match
-from kgmem.ingest.numbered import parse_numbered
-from kgmem.ingest.relations import RelationExtractor
+from kgmem.ingest.extraction.relations import RelationExtractor
+from kgmem.ingest.loaders.numbered import parse_numbered
 from kgmem.retrieve.chain import follow_chain
 from kgmem.retrieve.chain_parse import chain_question, compile_question, name_key, unexplained_words
 

@@ -1,5 +1,6 @@
-"""Standing instructions, conflicts and time order: the pure rules (`kgmem.ingest.standing`,
-`kgmem.retrieve.standing`), with the shipped truth weights and hand-made vectors; no server."""
+"""Standing instructions, conflicts and time order: the pure rules
+(`kgmem.ingest.extraction.standing`, `kgmem.retrieve.standing`), with the shipped truth weights and
+hand-made vectors; no server."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from kgmem.errors import MalformedInput
-from kgmem.ingest.standing import (
+from kgmem.ingest.extraction.standing import (
     Standing,
     StandingTurn,
     conflicts,

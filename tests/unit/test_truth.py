@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from kgmem.ingest.extract import SpacyExtractor
-from kgmem.ingest.supersession import (
+from kgmem.ingest.extraction.extract import SpacyExtractor
+from kgmem.ingest.extraction.supersession import (
     assign_keys,
     change_cue,
     classify,
