@@ -83,7 +83,7 @@ class Memory:
             store, settings, self.schema, self.owners, self.ingestors, self.caches
         )
         self.facts = Facts(store, self.owners, self.caches)
-        self.standing = Standing(store, embedder)
+        self.standing = Standing(store, embedder, settings)
         #: the LangGraph store's keyed item versions (`kgmem.memory.items`)
         self.items = KeyedItems(store, self.writer)
 

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from kgmem.config import shipped_default
 from kgmem.embed import Embedder
 from kgmem.ingest.extraction.events import group_events
 from kgmem.ingest.extraction.extract import FactExtractor
@@ -88,6 +89,8 @@ class Ingestor(Stage):
         batch_size: turns per write transaction of an ingest (with their facts and links).
         requests: who may make memory requests and their limits (default: on, role user).
         spacy_model: the spaCy pipeline requests are parsed with.
+        attribute_similarity: least cosine of an unlisted predicate phrase to a listed
+            attribute's (`kgmem.ingest.extraction.attributes.assign_attributes`).
     """
 
     def __init__(
@@ -99,6 +102,7 @@ class Ingestor(Stage):
         batch_size: int = 500,
         requests: RequestPolicy | None = None,
         spacy_model: str = DEFAULT_PIPELINE,
+        attribute_similarity: float = shipped_default("attribute_similarity"),
     ) -> None:
         super().__init__(
             IngestContext(
@@ -108,6 +112,7 @@ class Ingestor(Stage):
                 batch_size=batch_size,
                 requests=requests,
                 spacy_model=spacy_model,
+                attribute_similarity=attribute_similarity,
             )
         )
         self.forgetting = ForgetStage(self.ctx)

@@ -71,4 +71,5 @@ class Ingestors:
             batch_size=self.settings.write_batch_size,
             requests=policy,
             spacy_model=self.settings.spacy_model,
+            attribute_similarity=self.settings.attribute_similarity,
         )

@@ -28,10 +28,10 @@ Two features say who holds what the question asks:
   short replies would make every user's own turn look better) minus the best score of a turn
   said by that speaker (without the speaker term);
 - the **holder gap** (fact side, `holder_gap`): among the facts closest to the question by
-  embedding (the ``holder`` part of ``read/linked_read``), the best cosine of a fact held by
-  someone else minus the best cosine of a fact held by a person the question names. A fact is
-  held by the named person when its subject or the speaker of the turn it cites is that
-  person, else by its subject or speaker (an assistant's suggestion is the assistant's). It
+  embedding (the ``holder`` part of ``read/linked_read``, ``pool_holder`` of them), the best cosine
+  of a fact held by someone else minus the best cosine of a fact held by a person the question
+  names. A fact is held by the named person when its subject or the speaker of the turn it cites is
+  that person, else by its subject or speaker (an assistant's suggestion is the assistant's). It
   compares facts with facts, so it does not depend on how long each speaker's turns are.
 
 `decide`: the question is unanswerable when the speaker gap exceeds `SPEAKER_GAP_ALONE`, or
@@ -61,7 +61,6 @@ from kgmem.retrieve.question import answer_terms as content_terms
 
 __all__ = [
     "HOLDER_GAP_WITH_FACTS",
-    "HOLDER_K",
     "JOB",
     "MAX_OWN_SHARE",
     "NOT_PERSONS",
@@ -89,8 +88,6 @@ SPEAKER_GAP_ALONE: float | None = 0.35
 #: holder gap (cosine units, see `holder_gap`) above which the fact rule's verdict stands
 #: (None: it always stands); dev-calibrated, see the module docstring
 HOLDER_GAP_WITH_FACTS: float | None = 0.0
-#: facts closest to the question the holder gap reads (the ``holder`` part of ``read/linked_read``)
-HOLDER_K = 50
 #: roles whose speakers are not persons for the speaker gap (`kgmem.roles`)
 NOT_PERSONS = frozenset({"assistant", "system", "tool"})
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from kgmem.config import shipped_default
 from kgmem.lexicon import lexicon
 from kgmem.retrieve.chain_parse import (
     ChainPlan,
@@ -53,8 +54,6 @@ COSTS: dict[str, float] = {
 }
 #: the longest chain `follow_chain` follows, in hops (one per relation cue and one more;
 #: not `Settings.max_hops`, the read path's graph expansion)
-MAX_CHAIN_HOPS = 4
-MAX_VERSIONS = 3  # newest distinct values kept per (entity, relation); older ones never win
 
 PLACE_KINDS = frozenset({"city", "country", "continent", "place"})
 
@@ -303,9 +302,10 @@ class _Graph:
     outgoing facts, one `FactSource.follow` fetches them together with every object already
     seen but not yet fetched (so each hop level costs one round trip, and levels the walk never
     reaches cost none). Versions are kept newest first, one per distinct object (a repeated
-    older value adds nothing), at most `MAX_VERSIONS`."""
+    older value adds nothing), at most ``versions`` (the ``chain_versions`` setting)."""
 
-    def __init__(self, source: FactSource) -> None:
+    def __init__(self, source: FactSource, versions: int) -> None:
+        self.versions = versions
         self.source = source
         self.facts: dict[str, dict[str, list[dict[str, Any]]]] = {}
         self.pending: set[str] = set()
@@ -320,7 +320,7 @@ class _Graph:
                 self.source.follow(batch, lexicon().relation_ids), key=lambda r: -int(r["serial"])
             ):
                 versions = self.facts[row["subject"]].setdefault(row["relation"], [])
-                if len(versions) < MAX_VERSIONS and all(
+                if len(versions) < self.versions and all(
                     v["object"] != row["object"] for v in versions
                 ):
                     versions.append(row)
@@ -330,7 +330,12 @@ class _Graph:
 
 
 def follow_chain(
-    source: Store | FactSource, conversation_id: str, question: str | ChainPlan | Question
+    source: Store | FactSource,
+    conversation_id: str,
+    question: str | ChainPlan | Question,
+    *,
+    hops: int = shipped_default("chain_hops"),
+    versions: int = shipped_default("chain_versions"),
 ) -> ChainResult:
     """Answer a chain question from conversation ``conversation_id``'s statement facts.
 
@@ -347,6 +352,10 @@ def follow_chain(
         conversation_id: the conversation (others are never read).
         question: the question, its reading (`Question.walk` is the plan) or its
             `compile_question` plan.
+        hops: the longest chain walked (at most one hop more than the plan's mentions;
+            `kgmem.retrieve.config.EngineConfig.chain_hops`).
+        versions: newest distinct values kept per (entity, relation); older ones never win
+            (`kgmem.retrieve.config.EngineConfig.chain_versions`).
 
     Returns:
         a `ChainResult` (``answer`` None when no base entity or no fact was found).
@@ -361,8 +370,8 @@ def follow_chain(
     bases = _bases(plan, src)
     if not bases:
         return ChainResult(None, bases[0][1][0][1] if bases else None, plan.relations)
-    depth = min(MAX_CHAIN_HOPS, len(plan.mentions) + 1)
-    graph = _Graph(src)
+    depth = min(hops, len(plan.mentions) + 1)
+    graph = _Graph(src, versions)
     graph.pending.update(i for _, ids in bases for i, _ in ids)
     best: tuple[Any, ...] | None = None
     best_base = ""

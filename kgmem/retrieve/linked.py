@@ -31,7 +31,6 @@ from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.answer import answer_of
 from kgmem.retrieve.answerable import (
-    HOLDER_K,
     NOT_PERSONS,
     Support,
     asker_persons,
@@ -201,7 +200,7 @@ class LinkedRetriever(Retriever):
             ),
             as_of=request.as_of,
             scope=read_scope(request, context),
-            holder_k=HOLDER_K if persons_of(qplan, context, request.conversation_id) else 0,
+            holder_k=cfg.pool_holder if persons_of(qplan, context, request.conversation_id) else 0,
             holder_conversation_ids=context.conversation_ids or (request.conversation_id,),
         )
         return qplan, pools
@@ -277,9 +276,8 @@ class LinkedRetriever(Retriever):
             )
         return merged, current, chain, qplan
 
-    @staticmethod
     def _resolve_state(
-        qplan: QueryPlan, pool: list[Candidate], pools: gen.LinkedPools
+        self, qplan: QueryPlan, pool: list[Candidate], pools: gen.LinkedPools
     ) -> tuple[list[Candidate], list[dict[str, Any]]]:
         """Current or past value per supersession key about the plan's entities
         (`resolve_state`) over the keyed facts `linked_read` returned (already restricted to
@@ -299,6 +297,7 @@ class LinkedRetriever(Retriever):
             mode=qplan.state or "current",
             window=qplan.time_range,
             anchor=qplan.anchor if qplan.relation == "before" else None,
+            bonus=self.config.current_bonus,
         )
         mark_answers(decisions, qplan.reading)
         return list(by_id.values()), decisions
@@ -315,7 +314,13 @@ class LinkedRetriever(Retriever):
         source = self.chain_sources.get(cid)
         if source is None:
             source = self.chain_sources[cid] = StoreFactSource(self.store, cid)
-        result = follow_chain(source, cid, qplan.reading)
+        result = follow_chain(
+            source,
+            cid,
+            qplan.reading,
+            hops=self.config.chain_hops,
+            versions=self.config.chain_versions,
+        )
         if result.answer is None or not result.turn_ids:
             return pool, None
         by_id = {c.turn_id: c for c in pool}

@@ -78,7 +78,7 @@ class SearchResult(BaseModel):
         notes: what the caller should know about how the hits were found (a metadata filter:
             inside the vector index, or over a widened pool; `kgmem.metadata_search`).
         instructions: the user's standing instructions and preferences in force that apply to
-            the request, at most `kgmem.retrieve.standing.MAX_INSTRUCTIONS`, best first:
+            the request, at most `EngineConfig.max_instructions`, best first:
             ``{"id", "turn_id", "kind" ("instruction" | "preference"), "text", "scope",
             "valid_from" (UTC), "why", "similarity"}`` (`kgmem.retrieve.standing.applicable`).
         conflicts: conflicting statements with a hit at either end (the other is brought into
@@ -301,6 +301,8 @@ class Retriever(ABC):
             hits=hits,
             as_of=request.as_of,
             order=order,
+            limit=self.config.max_instructions,
+            similarity=self.config.instruction_similarity,
         )
 
     def _attach_metadata(self, request: Request, hits: list[Hit]) -> None:

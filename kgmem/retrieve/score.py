@@ -58,7 +58,8 @@ class ScoreWeights:
     Attributes:
         fact / adjacent / time: the first-cut terms (docs/design.md §3.4).
         date: the day-match term (see module docstring).
-        adjacent_top: how many of the best turns give their neighbours the adjacency term.
+        adjacent_top: how many of the best turns give their neighbours the adjacency term
+            (``KGMEM_ADJACENT_TOP``).
         signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
             [0, 1]): ``bm25`` (BM25 score / the best BM25 score of the query's pool),
             ``entity`` (linked to a resolved non-speaker entity), ``event`` (a member of an
@@ -70,7 +71,7 @@ class ScoreWeights:
     adjacent: float = _shipped("w_adjacent")
     time: float = _shipped("w_time")
     date: float = _shipped("w_date")
-    adjacent_top: int = 3
+    adjacent_top: int = _shipped("adjacent_top")
     signals: tuple[tuple[str, float], ...] = field(
         default_factory=lambda: tuple((s, shipped_default(w)) for s, w in SIGNAL_SETTINGS)
     )
@@ -83,6 +84,7 @@ class ScoreWeights:
             adjacent=settings.w_adjacent,
             time=settings.w_time,
             date=settings.w_date,
+            adjacent_top=settings.adjacent_top,
             signals=tuple((s, getattr(settings, w)) for s, w in SIGNAL_SETTINGS),
         )
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kgmem.retrieve.resolve import CURRENT_BONUS, relevant_rows, resolve_current
+from kgmem.config import shipped_default
+from kgmem.retrieve.resolve import relevant_rows, resolve_current
 from kgmem.retrieve.score import Candidate
+
+CURRENT_BONUS = shipped_default("current_bonus")
 
 
 def row(fid: str, key: str, serial: int, cites: list[str]) -> dict[str, object]:

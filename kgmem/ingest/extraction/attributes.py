@@ -17,7 +17,7 @@ key space.
    the object's head noun ("sign contract"), with the preposition after it, or a copula's
    preposition inside the object ("a nurse *at* X" → "be at");
 3. **a similar predicate**: the same phrases against every listed predicate by embedding
-   cosine (all-MiniLM-L6-v2, `SIMILARITY_THRESHOLD`), when an encoder is given;
+   cosine (all-MiniLM-L6-v2, the ``attribute_similarity`` setting), when an encoder is given;
 4. else a **derived** attribute: verb lemma plus preposition or the object's head noun
    (``unsubscribe_from``, ``sign_contract``), which keys nothing.
 
@@ -41,13 +41,13 @@ from typing import Literal
 
 import numpy as np
 
+from kgmem.config import shipped_default
 from kgmem.ingest.extraction.entities import ABSTRACT, is_abstract_noun
 from kgmem.ingest.extraction.values import VALUE_TYPES, ValueType, value_type
 from kgmem.models import FactRecord
 from kgmem.store.tenant import key_holder
 
 __all__ = [
-    "SIMILARITY_THRESHOLD",
     "VOCABULARY_FILE",
     "Attribute",
     "AttributeValue",
@@ -60,9 +60,6 @@ __all__ = [
 ]
 
 VOCABULARY_FILE = Path(__file__).resolve().parents[2] / "data" / "attributes.json"
-SIMILARITY_THRESHOLD = 0.9
-"""Cosine (all-MiniLM-L6-v2) above which an unlisted predicate phrase counts as a listed one
-(docs/attributes.md, "Similarity threshold")."""
 
 Multiplicity = Literal["single", "multi"]
 Encode = Callable[[Sequence[str]], np.ndarray]
@@ -415,7 +412,7 @@ def read_fact(
     Args:
         fact: an extracted fact.
         similar: maps a predicate phrase to the listed predicates close to it by embedding
-            (`SIMILARITY_THRESHOLD`); None = exact matches only.
+            (the ``attribute_similarity`` setting); None = exact matches only.
     """
     vocab = vocabulary()
     values = _candidates(fact)
@@ -502,8 +499,11 @@ def _by_verb_and_type(verb: str, value: tuple[str, str | None], text: str) -> At
     return AttributeValue(found[0].id, value[0], kind, found[0].multiplicity)
 
 
-def _similar(encode: Encode, phrases: Sequence[str]) -> Callable[[str], list[str]]:
-    """A `read_fact` ``similar`` over ``phrases`` (encoded in one batch)."""
+def _similar(
+    encode: Encode, phrases: Sequence[str], similarity: float
+) -> Callable[[str], list[str]]:
+    """A `read_fact` ``similar`` over ``phrases`` (encoded in one batch): the listed predicates
+    at least ``similarity`` alike, at most three."""
     vocab = vocabulary()
     listed = vocab.predicate_vectors(encode)
     todo = sorted({p for p in phrases if p not in vocab.by_predicate})
@@ -512,14 +512,14 @@ def _similar(encode: Encode, phrases: Sequence[str]) -> Callable[[str], list[str
         scores = _unit(encode(todo)) @ listed.T
         for phrase, row in zip(todo, scores, strict=True):
             order = np.argsort(-row)
-            near[phrase] = [
-                vocab.predicates[i] for i in order[:3] if row[i] >= SIMILARITY_THRESHOLD
-            ]
+            near[phrase] = [vocab.predicates[i] for i in order[:3] if row[i] >= similarity]
     return lambda phrase: near.get(phrase, [])
 
 
 def assign_attributes(
-    facts: Sequence[FactRecord], encode: Encode | None = None
+    facts: Sequence[FactRecord],
+    encode: Encode | None = None,
+    similarity: float = shipped_default("attribute_similarity"),
 ) -> list[FactRecord]:
     """Copies of ``facts`` with ``attribute``, ``value``, ``value_type``, ``multiplicity``,
     ``holder`` and ``thing`` set by `read_fact` (same order). Facts that already carry an
@@ -527,11 +527,13 @@ def assign_attributes(
 
     Args:
         encode: the embedder's ``encode`` (texts → ``(n, dim)``); None = no similarity step.
+        similarity: least cosine of an unlisted predicate phrase to a listed one
+            (``KGMEM_ATTRIBUTE_SIMILARITY``).
     """
     todo = [f for f in facts if f.attribute is None and f.source == "extracted"]
     similar = None
     if encode is not None and todo:
-        similar = _similar(encode, [p for f in todo for p in _phrases(f)])
+        similar = _similar(encode, [p for f in todo for p in _phrases(f)], similarity)
     out = []
     for fact in facts:
         if fact.attribute is not None or fact.source != "extracted":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kgmem.config import shipped_default
 from kgmem.embed import Embedder
 from kgmem.ingest.extraction.attributes import assign_attributes
 from kgmem.ingest.extraction.extract import Extraction, FactExtractor
@@ -36,6 +37,7 @@ class IngestContext:
         batch_size: int = 500,
         requests: RequestPolicy | None = None,
         spacy_model: str = DEFAULT_PIPELINE,
+        attribute_similarity: float = shipped_default("attribute_similarity"),
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -44,6 +46,7 @@ class IngestContext:
         self.writer = GraphWriter(store)
         self.policy = requests if requests is not None else RequestPolicy()
         self.spacy_model = spacy_model
+        self.attribute_similarity = attribute_similarity
         self.threads = OwnerThreads(store)
 
     def extract(
@@ -61,7 +64,9 @@ class IngestContext:
         speakers = [s for s in speakers if s not in documents]
         kept = own_facts(self.extractor.extract(cid, turns, speakers), turns)
         kept = rescope(drop_document_persons(kept, documents), cid, owner)
-        facts = assign_attributes(kept.facts, self.embedder.encode)  # attribute values
+        facts = assign_attributes(  # attribute values
+            kept.facts, self.embedder.encode, self.attribute_similarity
+        )
         return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
 
     def derive_standing(self, cid: str) -> None:
