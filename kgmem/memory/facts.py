@@ -12,6 +12,7 @@ from kgmem.ids import checks_ids
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.owners import Owners
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
+from kgmem.retrieve.question import read_question
 from kgmem.retrieve.scope import Scope
 from kgmem.store import Store
 from kgmem.store.tenant import key_holder
@@ -46,8 +47,8 @@ class Facts:
         relations of `kgmem.lexicon` from the entity it names, over current values.
 
         Args:
-            question: any text; its relation cues and names are read by
-                `kgmem.retrieve.chain.compile_question`.
+            question: any text, read once (`kgmem.retrieve.question.read_question`); the walk
+                follows its chain parse (`Question.walk`).
             conversation_id: the conversation (others are never read).
 
         Returns:
@@ -59,7 +60,7 @@ class Facts:
             source = self.caches.chain_sources[conversation_id] = StoreFactSource(
                 self.store, conversation_id
             )
-        return follow_chain(source, conversation_id, question)
+        return follow_chain(source, conversation_id, read_question(question))
 
     def _keys(self, conversation_id: str, entity: str, relation: str) -> list[str]:
         from kgmem.ingest.extraction.supersession import relation_family

@@ -306,7 +306,7 @@ class Support:
 
 
 def judge(
-    question: str | Question,
+    question: Question,
     persons: Sequence[tuple[str, str]],
     support: Support,
     *,
@@ -316,17 +316,15 @@ def judge(
     """Decide answerability (see the module docstring for the rule).
 
     Args:
-        question: the question, or its reading (whose `Question.answer_terms` are the terms;
-            for a string, `content_terms` without the persons' names).
+        question: the question's reading: its `Question.answer_terms` are the key terms (the
+            names of the persons it resolved left out), its ``state`` says whether a plan can
+            answer it.
         persons: ``(entity id, surface)`` of each person the question names (none: answerable).
         support: what memory asserts (`Support`).
         margin / own_share: the decision constants (defaults: the calibrated ones).
     """
     names = [surface for _, surface in persons]
-    if isinstance(question, Question):
-        terms = list(question.answer_terms)
-    else:
-        terms = content_terms(question, names)
+    terms = list(question.answer_terms)
     if not persons:
         return Answerability(True, (), tuple(terms), (), "names no person")
     if not terms:
@@ -337,7 +335,7 @@ def judge(
     best_own, best_other, own_words = support.coverage(asked, ids)
     unsupported = tuple(t for t, s in zip(terms, term_stems, strict=True) if s not in own_words)
     in_memory = bool(asked & support.everything)
-    if not in_memory and isinstance(question, Question) and question.state != "past":
+    if not in_memory and question.state != "past":
         in_memory = bool(asked & support.planned)  # a plan answers of the present and future
     if not in_memory:
         reason = "no key term occurs in memory"

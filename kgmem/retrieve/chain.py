@@ -27,7 +27,6 @@ from kgmem.retrieve.chain_parse import (
     Mention,
     NameSpan,
     chain_order,
-    compile_question,
     name_key,
 )
 from kgmem.retrieve.question import Question
@@ -332,7 +331,7 @@ class _Graph:
 def follow_chain(
     source: Store | FactSource,
     conversation_id: str,
-    question: str | ChainPlan | Question,
+    question: ChainPlan | Question,
     *,
     hops: int = shipped_default("chain_hops"),
     versions: int = shipped_default("chain_versions"),
@@ -350,7 +349,7 @@ def follow_chain(
     Args:
         source: a `Store`, or any `FactSource`.
         conversation_id: the conversation (others are never read).
-        question: the question, its reading (`Question.walk` is the plan) or its
+        question: the question's reading (`Question.walk` is the plan) or a
             `compile_question` plan.
         hops: the longest chain walked (at most one hop more than the plan's mentions;
             `kgmem.retrieve.config.EngineConfig.chain_hops`).
@@ -360,10 +359,7 @@ def follow_chain(
     Returns:
         a `ChainResult` (``answer`` None when no base entity or no fact was found).
     """
-    if isinstance(question, Question):
-        plan = question.walk
-    else:
-        plan = compile_question(question) if isinstance(question, str) else question
+    plan = question.walk if isinstance(question, Question) else question
     src: FactSource = (
         StoreFactSource(source, conversation_id) if isinstance(source, Store) else source
     )

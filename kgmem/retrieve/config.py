@@ -123,7 +123,7 @@ class EngineConfig:
         bm25_content_words: the BM25 query leaves out stop words and the named speakers'
             names (`kgmem.retrieve.question.question_words`).
         strip_speakers: embed the question without the named speakers' names
-            (`kgmem.retrieve.linked.LinkedRetriever.query_text`).
+            (`kgmem.retrieve.linked.LinkedRetriever.reading`).
         current_bonus: score given to a key's chosen value's turns and taken from its other
             values' turns (`kgmem.retrieve.resolve.resolve_state`).
         pool_holder: facts read for answerability's holder gap (0 when no person is named).

@@ -166,6 +166,9 @@ class Question:
         tokens: the words of ``text`` (``[^\\W_]+`` runs, as written).
         speakers: the conversation's speakers the question names, as stored, in conversation
             order; the asking speaker last when the question says "I", "me", "my" or "the user".
+        named: the speakers the question names by their names (``speakers`` without an asker
+            named only by "I", "me", "my" or "the user"): the names the embedded text drops
+            (`kgmem.retrieve.names.strip_names`).
         asker: the speaker asking (``asked_by``, else the conversation's ``user``), or None.
         entities: resolved canonical entities, first mention first, one per id.
         times: the time phrases and the resolved ``[start, end)`` interval (`TimeReading`).
@@ -188,6 +191,7 @@ class Question:
     text: str
     tokens: tuple[str, ...] = ()
     speakers: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
     asker: str | None = None
     entities: tuple[ResolvedEntity, ...] = ()
     times: TimeReading = field(default_factory=TimeReading)
@@ -329,15 +333,16 @@ def _entities(text: str, lookup: EntityLookup | None, cues: _Cues) -> tuple[Reso
 
 def _speakers(
     text: str, speakers: Iterable[str], asker: str | None, cues: _Cues
-) -> tuple[str, ...]:
-    """The speakers ``text`` names; the asking speaker joins them when it speaks of itself."""
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The speakers ``text`` names by name, and with them the asking speaker when it speaks
+    of itself."""
     named = named_speakers(text, speakers)
     if named:
         cues.note(f"speaker:{', '.join(named)}")
     if asker is not None and asker not in named and (m := FIRST_PERSON.search(text)):
-        named = (*named, asker)
         cues.note(f"speaker:asker {asker} ({' '.join(m.group(0).lower().split())})")
-    return named
+        return named, (*named, asker)
+    return named, named
 
 
 def _relation(text: str, cues: _Cues) -> tuple[Relation | None, str | None]:
@@ -431,7 +436,7 @@ def read_question(
     cues = _Cues()
     asked = _asked_slot(text, cues)
     resolved = _entities(text, entities, cues)
-    named = _speakers(text, speakers, asker, cues)
+    named, speaking = _speakers(text, speakers, asker, cues)
     times = read_times(text, reference)
     for phrase in times.phrases:
         cues.cue("temporal", phrase)
@@ -452,7 +457,8 @@ def read_question(
         raw=question,
         text=text,
         tokens=tuple(re.findall(r"[^\W_]+", text)),
-        speakers=named,
+        speakers=speaking,
+        named=named,
         asker=asker,
         entities=resolved,
         times=times,

@@ -31,7 +31,7 @@ from kgmem.ingest.extraction.attributes import vocabulary
 from kgmem.ingest.extraction.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
 from kgmem.ingest.extraction.values import ValueType
 from kgmem.models import Hit, TimeInterval
-from kgmem.retrieve.question import Question, asked_words
+from kgmem.retrieve.question import Question
 from kgmem.retrieve.score import Candidate
 
 __all__ = [
@@ -70,12 +70,12 @@ def _family_words() -> dict[str, set[str]]:
 _WORDS = _family_words()
 
 
-def relevant_rows(question: str | Question, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def relevant_rows(question: Question, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Keep the keyed facts whose relation family the question names ("live" → residence) or,
     for a multi-valued family, whose object word it names ("bike" → ``…|owned|bike``); none
     when it names no family (a current-state cue alone says nothing about *which* value).
-    The question's words are its `Question.state_words` (read here from a plain string)."""
-    asked = question.state_words if isinstance(question, Question) else asked_words(question)
+    The question's words are its `Question.state_words`."""
+    asked = question.state_words
     named = {family for family, cues in _WORDS.items() if cues & asked}
     out = []
     for row in rows:
