@@ -20,13 +20,13 @@ from typing import Any
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
-from kgmem.ingest.append import AppendHook as AppendHook
-from kgmem.ingest.documents import Document as Document
-from kgmem.ingest.documents import DocumentReport as DocumentReport
+from kgmem.ingest.document_writes import DocumentReport as DocumentReport
+from kgmem.ingest.loaders.documents import Document as Document
 from kgmem.ingest.report import FactSources as FactSources
 from kgmem.ingest.report import IngestReport as IngestReport
 from kgmem.ingest.report import Progress as Progress
-from kgmem.ingest.requests import RequestPolicy
+from kgmem.ingest.requests.rules import RequestPolicy
+from kgmem.ingest.writing.append import AppendHook as AppendHook
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.delegate import delegate
 from kgmem.memory.facts import Facts
@@ -83,7 +83,7 @@ class Memory:
             store, settings, self.schema, self.owners, self.ingestors, self.caches
         )
         self.facts = Facts(store, self.owners, self.caches)
-        self.standing = Standing(store, embedder)
+        self.standing = Standing(store, embedder, settings)
         #: the LangGraph store's keyed item versions (`kgmem.memory.items`)
         self.items = KeyedItems(store, self.writer)
 

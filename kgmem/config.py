@@ -1,5 +1,17 @@
 """Settings, read from ``KGMEM_*`` environment variables (and an optional ``.env``) when
 `Settings()` is built — by the CLI or `kgmem.Memory.from_settings`, never at import.
+
+This is the one home of kgmem's hand-set knobs: a module that needs one takes it as an
+argument whose default is `shipped_default` of its setting, and the read path reads them
+through `kgmem.retrieve.config.EngineConfig`. What is deliberately not a setting: bounds of
+input (the ``MAX_*`` limits), sizes derived from the embedder's window (the derivation is
+beside them: `kgmem.ingest.extraction.passages.PASSAGE_CHARS`,
+`kgmem.ingest.loaders.document_chunks.CHUNK_CHARS`), and the calibrated thresholds of the
+truth decisions that the trained models (`kgmem.truth`, docs/truth.md) replace: answerability
+(`kgmem.retrieve.answerable`, calibrated together with `kgmem.retrieve.answerable_model` by
+``kgmem bench answerability``), relation adoption (`kgmem.ingest.extraction.relation_keys`),
+the supersession rule's link confidences (`kgmem.ingest.extraction.supersession`) and the
+standing-instruction decisions (`kgmem.ingest.extraction.standing`).
 """
 
 from __future__ import annotations
@@ -100,7 +112,8 @@ class Settings(BaseSettings):
     """The spaCy pipeline of the fact extractor."""
     extract_chars: int = Field(default=2000, ge=0)
     """The most characters of a turn's prose the fact extractor parses (code blocks and tables
-    are never parsed; the whole turn stays searchable): `kgmem.ingest.prose`. 0 = no bound."""
+    are never parsed; the whole turn stays searchable): `kgmem.ingest.extraction.prose`.
+    0 = no bound."""
     fulltext_analyzer: str = "english"
     """The Lucene analyzer of the turn and fact text indexes (BM25 seeds): any name that
     ``CALL db.index.fulltext.listAvailableAnalyzers()`` lists (``cjk``, ``thai``, ``hindi``,
@@ -120,8 +133,12 @@ class Settings(BaseSettings):
     # --- write path -------------------------------------------------------------------------
     write_batch_size: int = 500
     """Turns per write transaction of an ingest (each batch commits with its facts and links)."""
+    attribute_similarity: float = Field(default=0.9, ge=-1.0, le=1.0)
+    """Least cosine (all-MiniLM-L6-v2) at which an unlisted predicate phrase counts as a listed
+    attribute's (`kgmem.ingest.extraction.attributes`; chosen on hand-labelled dev pairs,
+    docs/attributes.md, "Similarity threshold")."""
 
-    # --- memory requests inside a conversation (kgmem.ingest.requests) ----------------------
+    # --- memory requests inside a conversation (kgmem.ingest.requests.rules) ----------------------
     requests: bool = True
     """Detect "forget X" / "don't save this" requests of the user at write time
     (docs/roles-and-requests.md)."""
@@ -181,7 +198,35 @@ class Settings(BaseSettings):
     strip_speakers: bool = True
     """Embed the question without the named speakers' names."""
     max_hops: int = Field(default=2, ge=0)
-    """The stateful hop's limit (below 2: no hop)."""
+    """The stateful hop's limit (below 2: no hop); not the chain operator's (``chain_hops``)."""
+    adjacent_top: int = Field(default=3, ge=0)
+    """How many of the best turns give the turns beside them in their session the adjacency
+    term (``w_adjacent``)."""
+    current_bonus: float = 0.1
+    """Score added to the turns of a supersession key's chosen value and taken from the turns
+    only its other values cite (`kgmem.retrieve.resolve.resolve_state`; not tuned)."""
+    pool_holder: int = Field(default=50, ge=0)
+    """Facts nearest the question read for answerability's holder gap when the question names
+    a person (`kgmem.retrieve.answerable.holder_gap`)."""
+    fulltext_filtered_factor: int = Field(default=20, ge=1)
+    """With a search filter set, BM25 asks the index for this many times its pool: Lucene
+    cannot filter by speaker, session or time, so the filter drops hits after the index (the
+    vector searches filter inside theirs); capped by ``fulltext_filtered_max``."""
+    fulltext_filtered_max: int = Field(default=1000, ge=1)
+    """The most hits BM25 asks the index for under a search filter."""
+    chain_hops: int = Field(default=4, ge=1)
+    """The longest relation chain the chain operator walks (`kgmem.retrieve.chain`: at most
+    one hop more than the question names entities); not the stateful hop's ``max_hops``."""
+    chain_versions: int = Field(default=3, ge=1)
+    """Newest distinct values the chain operator keeps per (entity, relation); older ones
+    never win."""
+    max_instructions: int = Field(default=5, ge=0)
+    """Standing instructions a search serves at most (`SearchResult.instructions`), those
+    sharing most scopes and most similar first."""
+    instruction_similarity: float = Field(default=0.35, ge=-1.0, le=1.0)
+    """Least cosine between an instruction (its turn's vector) and the request for it to
+    apply when no typed scope ("code", "email", ...) ties them (docs/instructions-and-conflicts.md;
+    set on dev)."""
 
     # --- reader (optional, OpenAI-compatible) -----------------------------------------------
     reader_base_url: str | None = None

@@ -1,9 +1,9 @@
 """The relation lexicon: `kgmem/data/relations.json` read into typed, compiled tables.
 
-The write path (`kgmem.ingest.relations`) matches statement forms ("{s} is married to {o}") to
-turn sentences and writes one fact per match; the read path (`kgmem.retrieve.chain`) matches cue
-phrasings ("spouse", "wife", "married to") in questions and follows the same relations through
-the graph. Both read the one file, so what can be stored and what can be asked stay in step.
+The write path (`kgmem.ingest.extraction.relations`) matches statement forms ("{s} is married to
+{o}") to turn sentences and writes one fact per match; the read path (`kgmem.retrieve.chain`)
+matches cue phrasings ("spouse", "wife", "married to") in questions and follows the same relations
+through the graph. Both read the one file, so what can be stored and what can be asked stay in step.
 The file's ``about`` field documents its format and sources.
 """
 

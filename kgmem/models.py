@@ -35,8 +35,8 @@ __all__ = [
 EntityType = Literal["person", "place", "organization", "work", "date", "concept", "other"]
 FactSource = Literal["extracted", "annotation", "llm", "manual"]
 Modality = Literal["asserted", "negated", "hypothetical", "planned", "question", "reported"]
-"""How a fact's clause holds its content (see `kgmem.ingest.modality`). Only ``asserted`` and
-``negated`` facts take part in current values."""
+"""How a fact's clause holds its content (see `kgmem.ingest.extraction.modality`). Only ``asserted``
+and ``negated`` facts take part in current values."""
 Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
 SourceKind = Literal["chat", "document", "facts"]
 """What a turn's text is: said in a chat, a chunk of a document, or a line of a fact list."""
@@ -68,10 +68,10 @@ class TurnRecord(_Record):
         observed_at: the session's datetime, timezone-aware.
         role: the speaker's role (`kgmem.roles`): ``user``, ``assistant``, ``system``,
             ``tool``, or None for a named speaker with no role (LoCoMo).
-        request: the turn is a memory request (`kgmem.ingest.requests`): stored, never a
+        request: the turn is a memory request (`kgmem.ingest.requests.rules`): stored, never a
             source of facts, never an answer.
         source: where the text came from beyond the conversation itself: a document chunk's
-            ``<document>#<heading trail>`` (`kgmem.ingest.documents`); None for chat turns.
+            ``<document>#<heading trail>`` (`kgmem.ingest.loaders.documents`); None for chat turns.
         source_kind: what kind of source the turn is (`SourceKind`): ``chat`` (said in a
             conversation), ``document`` (a chunk of an ingested document) or ``facts`` (a line
             of a fact list); the ``sources`` filter of a search matches it.
@@ -123,7 +123,7 @@ class TimeInterval(_Record):
 class EntityRecord(_Record):
     """A canonical typed entity, scoped to one conversation (``id`` embeds the conversation), or
     with ``owner`` to all of that owner's conversations (``id`` embeds ``owner:<owner>``, and
-    ``conversation_id`` is the thread that wrote it; `kgmem.ingest.threads`)."""
+    ``conversation_id`` is the thread that wrote it; `kgmem.ingest.writing.threads`)."""
 
     id: str
     conversation_id: str
@@ -148,17 +148,17 @@ class FactRecord(_Record):
         confidence: extractor confidence in [0, 1].
         source: ``extracted`` | ``annotation`` | ``llm`` | ``manual``.
         modality: ``asserted`` (default), ``negated``, ``hypothetical``, ``planned``,
-            ``question`` or ``reported``; see `kgmem.ingest.modality`.
+            ``question`` or ``reported``; see `kgmem.ingest.extraction.modality`.
         informant: for ``reported`` facts, who the content came from (entity id or name:
             "Pia" in "Pia told me she can't stand jazz"); the subject is who it is about.
         reporter: for ``reported`` facts, the speaker who passed it on.
-        attribute: the attribute the fact gives a value of (`kgmem.ingest.attributes`): a
+        attribute: the attribute the fact gives a value of (`kgmem.ingest.extraction.attributes`): a
             listed one of ``kgmem/data/attributes.json`` ("employer", "phone"), or a derived
             ``<verb lemma>_<preposition or head noun>`` for an unlisted predicate; None when
             not read.
         value: the value's surface ("Lakeview Clinic", "0151 444 9876").
-        value_type: `kgmem.ingest.values.ValueType` of the value ("organization", "phone").
-        multiplicity: ``single`` (one current value per subject) or ``multi`` (values
+        value_type: `kgmem.ingest.extraction.values.ValueType` of the value ("organization",
+        "phone"). multiplicity: ``single`` (one current value per subject) or ``multi`` (values
             accumulate); None for a derived attribute.
         holder: whose attribute it is (entity id), when that differs from ``subject``: the
             owner in "my mobile is …" (subject "user's mobile").
@@ -249,14 +249,14 @@ class Hit(BaseModel):
         conversation_id: the conversation (thread) the turn belongs to; an owner search ranks
             the turns of all the owner's conversations together.
         source: for a document chunk, its ``<document>#<heading trail>``
-            (`kgmem.ingest.documents`); None for chat turns.
+            (`kgmem.ingest.loaders.documents`); None for chat turns.
         score: the final score (sum of ``terms``); cosine terms lie in [-1, 1].
         terms: each scorer term's value, e.g. ``{"cosine": 0.41, "fact": 0.12}``.
         trace: provenance: which generator brought the turn in, fact ids, hop path, event times.
         passage: for a turn longer than the embedder's window (stored as passages,
-            `kgmem.ingest.passages`), the passage that matched best: ``{"n", "start", "end",
-            "cosine"}`` with ``text[start:end]`` its text; its cosine is the turn's ``cosine``
-            term. None for a turn that is one passage.
+            `kgmem.ingest.extraction.passages`), the passage that matched best: ``{"n", "start",
+            "end", "cosine"}`` with ``text[start:end]`` its text; its cosine is the turn's
+            ``cosine`` term. None for a turn that is one passage.
         metadata: the turn's metadata (`kgmem.metadata`; ``{}`` for none): strings, numbers,
             booleans, `datetime.date` and UTC datetimes.
     """

@@ -1,8 +1,8 @@
 """The one grammar of time: a phrase interpreted against a reference moment → an interval.
 
 Both paths call this module: the write path resolves the time expressions of a turn against its
-**session** datetime (`kgmem.ingest.dates.resolve_time`: "I went hiking yesterday", said in a
-session dated 8 May 2023, is an event of 7 May 2023 — never of the day the data was ingested;
+**session** datetime (`kgmem.ingest.extraction.dates.resolve_time`: "I went hiking yesterday", said
+in a session dated 8 May 2023, is an event of 7 May 2023 — never of the day the data was ingested;
 docs/design.md §1), and the read path resolves the ones of a question against the date it names
 or the moment it is asked (`kgmem.retrieve.plan`). `interpret` finds every expression in a text
 and turns it into a half-open UTC interval ``[start, end)`` with the granularity the text speaks

@@ -104,7 +104,7 @@ def check_conversation_id(cid: str, *, file: str) -> None:
 
 
 DOCUMENT_ID_PREFIX = "doc-"
-"""Every document chunk's local turn id starts with this (`kgmem.ingest.documents`)."""
+"""Every document chunk's local turn id starts with this (`kgmem.ingest.loaders.documents`)."""
 
 
 def is_document_turn(full_turn_id: str) -> bool:

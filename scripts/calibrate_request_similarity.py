@@ -1,6 +1,6 @@
 """Choose RequestPolicy.similarity on LoCoMo dev: for each QA question with evidence, its noun
 phrases are a stand-in forget topic; the candidate turns are those sharing an anchor lemma with
-it (the lexical gate of kgmem.ingest.requests); evidence turns are the positives. Prints
+it (the lexical gate of kgmem.ingest.requests.rules); evidence turns are the positives. Prints
 precision / recall of "cosine >= t" among the gated candidates.
 
     python scripts/calibrate_request_similarity.py /work/shared/data/locomo/locomo-dev.json
@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from kgmem.embed import Embedder
-from kgmem.ingest.nlp import load_pipeline
-from kgmem.ingest.requests import WEAK_LEMMAS, _content_lemmas
+from kgmem.ingest.extraction.nlp import load_pipeline
+from kgmem.ingest.requests.rules import WEAK_LEMMAS, _content_lemmas
 
 nlp = load_pipeline()
 emb = Embedder()

@@ -26,7 +26,7 @@ import numpy as np
 from kgmem.bench.latency import ratios, summary
 from kgmem.embed import Embedder
 from kgmem.embed_onnx import OnnxQueryEncoder
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 
 
 def main() -> None:

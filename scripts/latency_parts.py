@@ -21,7 +21,8 @@ from typing import Any
 import kgmem.store.driver as driver
 from kgmem import Memory, Settings
 from kgmem.bench.metrics import percentile
-from kgmem.ingest.locomo import load_locomo
+from kgmem.config import DEFAULT_K
+from kgmem.ingest.loaders.locomo import load_locomo
 
 Calls = list[tuple[str, float, float]]
 
@@ -74,11 +75,11 @@ def main() -> None:
     with Memory.from_settings(Settings()) as memory:
         memory.warm()
         for q in questions[: args.warmup]:
-            memory.search(q, args.conversation, k=10)
+            memory.search(q, args.conversation, k=DEFAULT_K)
         for q in questions:
             calls.clear()
             t0 = time.perf_counter()
-            result = memory.search(q, args.conversation, k=10)
+            result = memory.search(q, args.conversation, k=DEFAULT_K)
             total = (time.perf_counter() - t0) * 1000
             embed = result.timings_ms["embed"]
             parts["total"].append(total)

@@ -11,7 +11,7 @@ import math
 import sys
 
 from kgmem import Memory, Settings
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.retrieve.generators import linked_read_parameters
 from kgmem.retrieve.linked import _asker, _current_ids
 from kgmem.retrieve.retriever import Request

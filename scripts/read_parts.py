@@ -21,7 +21,8 @@ from typing import Any
 
 import kgmem.store.driver as driver
 from kgmem import Memory, Settings
-from kgmem.ingest.locomo import load_locomo
+from kgmem.config import DEFAULT_K
+from kgmem.ingest.loaders.locomo import load_locomo
 
 #: each part and the budgets that switch it off
 PARTS: dict[str, tuple[str, ...]] = {
@@ -53,7 +54,7 @@ def _captured(memory: Memory, questions: list[str], conversation: str) -> list[d
     driver.Store.read = read  # type: ignore[method-assign]
     try:
         for q in questions:
-            memory.search(q, conversation, k=10)
+            memory.search(q, conversation, k=DEFAULT_K)
     finally:
         driver.Store.read = original  # type: ignore[method-assign]
     return seen

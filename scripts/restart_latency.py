@@ -20,7 +20,8 @@ import statistics
 import time
 
 from kgmem import Memory, Settings
-from kgmem.ingest.locomo import load_locomo
+from kgmem.config import DEFAULT_K
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.store.server import LocalNeo4j
 
 
@@ -70,7 +71,7 @@ def main() -> None:
             ms = []
             for text, cid in questions:
                 t0 = time.perf_counter()
-                memory.search(text, cid, k=10)
+                memory.search(text, cid, k=DEFAULT_K)
                 ms.append((time.perf_counter() - t0) * 1000)
             passes.append(ms)
     print(

@@ -26,7 +26,7 @@ CALL () {
          AS facts
 }
 CALL () {
-  // its own entities, and the owner's shared entities it uses (kgmem.ingest.threads)
+  // its own entities, and the owner's shared entities it uses (kgmem.ingest.writing.threads)
   CALL () {
     MATCH (e:Entity {conversation_id: $conversation_id}) RETURN e
     UNION

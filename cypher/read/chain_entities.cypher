@@ -1,7 +1,7 @@
 // Every entity of a conversation with its name and aliases: the chain operator matches the
 // question's name spans against them (normalised in code, see kgmem.retrieve.chain.name_key).
 // :param conversation_id => 'factconsolidation_mh_6k'
-// In an owned conversation the owner's shared entities (kgmem.ingest.threads) are its entities.
+// In an owned conversation the owner's shared entities (kgmem.ingest.writing.threads) are its entities.
 OPTIONAL MATCH (c:Conversation {id: $conversation_id})
 CALL (c) {
   MATCH (e:Entity {conversation_id: $conversation_id}) RETURN e

@@ -1,10 +1,10 @@
 // What the planner needs to know about a conversation — its speakers (first to speak first) with
 // the roles stored on their turns (`kgmem.roles`; a speaker without one has an empty list), its
 // canonical entities (names and aliases, for resolving names in questions; in an owned
-// conversation also the owner's shared entities, kgmem.ingest.threads) and its latest
+// conversation also the owner's shared entities, kgmem.ingest.writing.threads) and its latest
 // timestamp ("now"), its session numbers and its owner ('' for none; the search filters of
 // read/linked_read need all of them), whether any turn carries metadata (kgmem.metadata) and
-// whether it holds standing instructions or conflicts (kgmem.ingest.standing): a search reads
+// whether it holds standing instructions or conflicts (kgmem.ingest.extraction.standing): a search reads
 // those only where there are some — but only when the caller's cached copy is stale: `version` is the
 // Conversation node's write version (a fresh UUID after every turn or entity write); when it
 // equals $known_version the context columns are null and the cache stays. One index lookup

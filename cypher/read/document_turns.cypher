@@ -1,4 +1,4 @@
-// The stored chunks of one document in a conversation (kgmem.ingest.documents): full turn ids,
+// The stored chunks of one document in a conversation (kgmem.ingest.loaders.documents): full turn ids,
 // which embed each chunk's content hash, so a re-ingest compares them without reading text.
 // :param conversation_id => 'doc-handbook.md'
 // :param document => '/home/ana/handbook.md'

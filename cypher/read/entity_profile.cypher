@@ -1,4 +1,4 @@
-// Every attribute value (kgmem.ingest.attributes) held by the given entities: asserted or
+// Every attribute value (kgmem.ingest.extraction.attributes) held by the given entities: asserted or
 // negated facts with a listed attribute whose holder (else subject) is one of $entity_ids,
 // current ones only (no valid_to) unless $history, with the turns they cite; by attribute,
 // then by the conversations' order in $conversation_ids (one, or all of an owner's), then

@@ -1,6 +1,6 @@
 // Stored keyed facts of a conversation with their embeddings and the first turn each cites
 // (its text and embedding): the candidates the relation decision compares a new unkeyed fact
-// with (kgmem.ingest.relation_keys).
+// with (kgmem.ingest.extraction.relation_keys).
 // :param conversation_id => 'conv-26'
 MATCH (f:Fact {conversation_id: $conversation_id})
 WHERE f.key IS NOT NULL

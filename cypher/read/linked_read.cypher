@@ -11,7 +11,7 @@
 //                  50,000-turn conversation at no measurable cost (kgmem bench scale)
 //     dense_facts  top-$k_facts facts (of fact sources $q.sources, null = all) the same way,
 //                  each with the turns it cites
-//     dense_passages  the turns of the top-$k_turns passages of long turns (kgmem.ingest.passages),
+//     dense_passages  the turns of the top-$k_turns passages of long turns (kgmem.ingest.extraction.passages),
 //                  passage vector index filtered by conversation inside it, the turn's other
 //                  filters after; a turn's cosine is its best passage's
 //     speaker      top-$k_speaker turns spoken by each of $q.named_speakers (the speakers the
@@ -346,7 +346,7 @@ WITH rows, expanded, keyed, citing, holder, passages,
       .source,
       observed_at: toString(t.observed_at),
       cosine: 2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0}] AS turns
-// a memory-request turn (Turn.request, kgmem.ingest.requests) is never an answer
+// a memory-request turn (Turn.request, kgmem.ingest.requests.rules) is never an answer
 RETURN
   [r IN rows WHERE r.t.request IS NULL | {generator: r.generator, turn_id: r.t.id, text: r.t.text, speaker: r.t.speaker,
                 conversation_id: r.t.conversation_id, source: r.t.source,

@@ -1,5 +1,5 @@
 // The memory requests of one conversation, in conversation order: the audit record of each
-// (kgmem.ingest.requests; ids, kind, status, counts and times, never any text). `gone` is what
+// (kgmem.ingest.requests.rules; ids, kind, status, counts and times, never any text). `gone` is what
 // an applied or withheld request keeps out of the conversation, re-applied on every re-ingest.
 // :param conversation_id => 'agent-05-forget-secret'
 MATCH (r:MemoryRequest {conversation_id: $conversation_id})

@@ -1,5 +1,5 @@
 // The facts with a supersession key of every conversation of one owner: what the owner's
-// supersession links are computed from (kgmem.ingest.threads.owner_links).
+// supersession links are computed from (kgmem.ingest.writing.threads.owner_links).
 // :param owner => 'alice'
 MATCH (f:Fact {owner: $owner})
 WHERE f.key IS NOT NULL

@@ -3,7 +3,7 @@
 // text of every turn except turns whose every fact is a plan, hypothetical, question or report
 // (kind 'turn'; a turn with no fact counts) and memory-request turns (Turn.request: a request
 // is never evidence); of those left out, a turn with a plan among its facts is kind 'plan' (it
-// answers questions about the present or future, not about the past). Facts carry their attribute and thing (kgmem.ingest.attributes). Facts
+// answers questions about the present or future, not about the past). Facts carry their attribute and thing (kgmem.ingest.extraction.attributes). Facts
 // and turns observed after $as_of (if given) are invisible.
 // $conversation_ids: one conversation, or all of an owner's (an owner search).
 // :param conversation_ids => ['conv-26']

@@ -1,5 +1,5 @@
 // Canonical entities of a conversation (with the owner's shared entities when it has an owner,
-// kgmem.ingest.threads) whose name or an alias equals $name ignoring case and accents ("jose"
+// kgmem.ingest.writing.threads) whose name or an alias equals $name ignoring case and accents ("jose"
 // and "JOSÉ" find José: lower-cased, NFKD-decomposed, combining diacritical marks U+0300-U+036F
 // dropped, trimmed; kgmem.steer.fold_name does the same for speakers). An entity whose name
 // equals $name ignoring case only comes first.

@@ -1,5 +1,5 @@
 // Owned conversations whose entities are still their own (the layout before an owner's threads
-// shared their entities, kgmem.ingest.threads): what `kgmem schema apply --rebuild` moves into
+// shared their entities, kgmem.ingest.writing.threads): what `kgmem schema apply --rebuild` moves into
 // the owner's scope. $conversation_id null: every such conversation; else only that one.
 // :param conversation_id => null
 MATCH (c:Conversation)

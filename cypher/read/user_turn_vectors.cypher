@@ -1,6 +1,6 @@
 // The user turns of a conversation with their embeddings and the embedding of the turn before
 // each, in utterance order, for deriving standing instructions and conflicts
-// (kgmem.ingest.standing). Turns of other roles and of named speakers without a role are not read.
+// (kgmem.ingest.extraction.standing). Turns of other roles and of named speakers without a role are not read.
 // :param conversation_id => 'beam-100K-1'
 MATCH (t:Turn {conversation_id: $conversation_id})
 WHERE t.role = 'user' AND t.embedding IS NOT NULL

@@ -1,2 +1,2 @@
-// Owner -> its shared entities (kgmem.ingest.threads: the owner's entity scope).
+// Owner -> its shared entities (kgmem.ingest.writing.threads: the owner's entity scope).
 CREATE INDEX entity_owner IF NOT EXISTS FOR (e:Entity) ON (e.owner)

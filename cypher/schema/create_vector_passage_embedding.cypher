@@ -1,4 +1,4 @@
-// Dense seeds over the passages of long turns (kgmem.ingest.passages), filtered INSIDE the
+// Dense seeds over the passages of long turns (kgmem.ingest.extraction.passages), filtered INSIDE the
 // index by conversation (the tenant); the passage's turn is then checked against the owner and
 // the search filters like every other row of read/linked_read. Same options as turn_embedding.
 // $dimensions = the embedder's output size (384 for all-MiniLM-L6-v2).

@@ -1,5 +1,5 @@
 // Remove the supersession links among one owner's facts and their valid_to, before the owner's
-// links are written again over all its threads (kgmem.ingest.threads.owner_links). Never
+// links are written again over all its threads (kgmem.ingest.writing.threads.owner_links). Never
 // deletes a fact.
 // :param owner => 'alice'
 MATCH (f:Fact {owner: $owner})

@@ -1,5 +1,5 @@
 // Remove a conversation's derived instructions and conflicts before they are derived again
-// (kgmem.ingest.standing.derive_standing).
+// (kgmem.ingest.extraction.standing.derive_standing).
 // :param conversation_id => 'beam-100K-1'
 CALL {
   MATCH (i:Instruction {conversation_id: $conversation_id})

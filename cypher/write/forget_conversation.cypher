@@ -1,7 +1,7 @@
 // Remove one conversation: its turns, sessions, facts, events, and the entities that no other
 // conversation's facts or turns still use; also its Conversation node (version, write lock) and
 // the ids of turns it forgot one by one and its memory requests' audit records. Returns what
-// was deleted. In an owned conversation, the owner's shared entities (kgmem.ingest.threads) lose
+// was deleted. In an owned conversation, the owner's shared entities (kgmem.ingest.writing.threads) lose
 // the aliases only this conversation gave, and those no other thread uses any more go too
 // (`entities` counts both kinds).
 // :param conversation_id => 'conv-26'

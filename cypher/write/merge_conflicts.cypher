@@ -1,4 +1,4 @@
-// Two asserted user statements of one conversation that conflict (kgmem.ingest.standing):
+// Two asserted user statements of one conversation that conflict (kgmem.ingest.extraction.standing):
 // from the negated statement to the other, with why and the relation decision's probability.
 // $rows: [{from, to, why, score}]
 UNWIND $rows AS row

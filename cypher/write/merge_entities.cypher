@@ -1,7 +1,7 @@
 // Canonical typed entities. Bumps the Conversation's version (the planner caches entity names).
 // $rows: [{id, conversation_id, scope, thread, owner, name, type, aliases, aliases_text}]
 // `scope` is the node's conversation_id: the conversation itself, or 'owner:<owner>' for an
-// entity shared by all of an owner's threads (kgmem.ingest.threads; `owner` set, null
+// entity shared by all of an owner's threads (kgmem.ingest.writing.threads; `owner` set, null
 // otherwise). A conversation's own entity takes the aliases written now; a shared entity keeps
 // which thread gave each alias (`alias_from`: '<thread>\t<alias>'), its aliases are the union
 // over its threads, and a thread's entry is replaced when that thread writes it again.

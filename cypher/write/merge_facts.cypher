@@ -9,7 +9,7 @@
 // another conversation already holds fails the batch with a constraint error instead of
 // silently moving that tenant's node into this conversation.
 // CITES only reach turns of the fact's own conversation; ABOUT reaches entities of its own
-// conversation or, in an owned conversation, the owner's shared entities (kgmem.ingest.threads).
+// conversation or, in an owned conversation, the owner's shared entities (kgmem.ingest.writing.threads).
 // `owner` and the owner's token in `tk` come from the Conversation (see write/merge_turns).
 UNWIND $rows AS row
 OPTIONAL MATCH (owned:Conversation {id: row.conversation_id})

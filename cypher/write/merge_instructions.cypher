@@ -1,4 +1,4 @@
-// Standing instructions and preferences (kgmem.ingest.standing), each STATED_IN its user turn.
+// Standing instructions and preferences (kgmem.ingest.extraction.standing), each STATED_IN its user turn.
 // `kind` is 'instruction' or 'preference'; `scope` the typed scopes its text names;
 // `revoked_at` the time a later statement revised or withdrew it (null while it stands);
 // `revises` the id of the instruction it revised, if any.

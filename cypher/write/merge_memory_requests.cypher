@@ -1,4 +1,4 @@
-// Audit records of memory requests (kgmem.ingest.requests): ids, kind, status, position, times
+// Audit records of memory requests (kgmem.ingest.requests.rules): ids, kind, status, position, times
 // and the ids of the turns removed; never any text. Re-ingest merges: removed ids accumulate and
 // an applied request stays applied (its turns are gone, so matching again finds nothing).
 // $rows: [{id, conversation_id, turn_id, kind, status, index, observed_at, recorded_at, removed, matched}]

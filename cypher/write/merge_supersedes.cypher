@@ -5,7 +5,7 @@
 // $rows: [{newer, older, cue, confidence}]
 UNWIND $rows AS row
 MATCH (n:Fact {id: row.newer}), (o:Fact {id: row.older})
-// never across tenants: one conversation, or two threads of one owner (kgmem.ingest.threads)
+// never across tenants: one conversation, or two threads of one owner (kgmem.ingest.writing.threads)
 WHERE n.conversation_id = o.conversation_id OR (n.owner <> '' AND n.owner = o.owner)
 MERGE (n)-[s:SUPERSEDES]->(o)
 SET o.valid_to = coalesce(n.valid_from, o.valid_to),

@@ -1,17 +1,17 @@
 // Turns (immutable raw utterances) with their embeddings, linked to their Session; `tk` is the
 // tenant token of the fulltext index (kgmem.store.tenant). Bumps the Conversation's version.
 // `role` is the speaker's role (user/assistant/system/tool, null for a named speaker);
-// `request` is true on a memory-request turn (kgmem.ingest.requests), null otherwise.
+// `request` is true on a memory-request turn (kgmem.ingest.requests.rules), null otherwise.
 // `owner` is the Conversation's owner ('' for none: the vector index filters on it, and a null
 // would match no equality), and `tk` gets the owner's fulltext token beside the tenant token,
 // so one owner's conversations are one Lucene filter (kgmem.store.tenant.owner_token). The
 // owner is set on the Conversation before its first turn (write/claim_owner).
 // `source` (a document chunk's '<document>#<heading trail>', null for chat) and `source_kind`
 // ('chat', 'document' or 'facts') are what the search filter `sources` matches; `document` is
-// a document chunk's document key (kgmem.ingest.documents), null otherwise. `language` is the
-// ISO 639-1 code of the turn's prose (kgmem.ingest.language), null when too short to tell.
+// a document chunk's document key (kgmem.ingest.loaders.documents), null otherwise. `language` is the
+// ISO 639-1 code of the turn's prose (kgmem.ingest.extraction.language), null when too short to tell.
 // `passages` are the turn's passages when it is longer than the embedder's window
-// (kgmem.ingest.passages; empty for a turn that is one passage): the turn's earlier passages
+// (kgmem.ingest.extraction.passages; empty for a turn that is one passage): the turn's earlier passages
 // are deleted and these written, each (:Passage {id, conversation_id, n, start, end,
 // embedding})-[:OF]->(t), so a rewritten turn never keeps a stale passage.
 // `meta` holds the caller's metadata (kgmem.metadata), one `meta_<key>` property per key, from

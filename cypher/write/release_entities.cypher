@@ -1,4 +1,4 @@
-// Let go of an owner's shared entities (kgmem.ingest.threads) for one of its conversations,
+// Let go of an owner's shared entities (kgmem.ingest.writing.threads) for one of its conversations,
 // before what it derives is derived again (after write/clear_derived) or after it is forgotten:
 // its turns' MENTIONS of them go, the aliases only it gave go (`alias_from`), and every shared
 // entity of the owner that no fact or turn of any thread uses any more is deleted.

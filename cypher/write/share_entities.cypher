@@ -1,4 +1,4 @@
-// Move one owned conversation's own entities into its owner's scope (kgmem.ingest.threads):
+// Move one owned conversation's own entities into its owner's scope (kgmem.ingest.writing.threads):
 // each becomes (or joins) the shared entity '<scope>' + its id after the conversation id,
 // with its aliases recorded as this conversation's (`alias_from`), its ABOUT and MENTIONS
 // edges moved, and the old node deleted. Then the conversation's facts name the shared ids

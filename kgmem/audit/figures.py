@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from kgmem.config import DEFAULT_K
+
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 
 __all__ = ["NOT_REGENERATED", "chromium_screenshot", "main"]
@@ -112,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locomo", default=default, help="LoCoMo-layout file")
     parser.add_argument("--conversation", default=None, help="sample id (default: the first)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "img"), help="output folder")
-    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--k", type=int, default=DEFAULT_K)
     args = parser.parse_args(argv)
 
     import matplotlib
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     from kgmem.audit import evidence_picture, plot_terms, save_picture
     from kgmem.audit.examples import pick_examples
     from kgmem.config import Settings
-    from kgmem.ingest.locomo import load_locomo
+    from kgmem.ingest.loaders.locomo import load_locomo
 
     locomo = Path(args.locomo)
     if not locomo.is_file():

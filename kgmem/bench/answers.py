@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from kgmem.ingest.values import find_values
+from kgmem.ingest.extraction.values import find_values
 
 if TYPE_CHECKING:
     from nltk.stem import PorterStemmer
@@ -54,9 +54,9 @@ _YEAR_AFTER = re.compile(r",?\s+((?:19|20)\d\d)\b")
 _CITATION = re.compile(r"\s*\[[^\[\]\n]{1,200}\]")
 
 #: the answer slot of `kgmem.retrieve.question.Question.asked` -> the value type whose span
-#: answers it, for the slots a pattern of `kgmem.ingest.values` can find
+#: answers it, for the slots a pattern of `kgmem.ingest.extraction.values` can find
 _SLOT_TYPES = {"time": ("date", "time"), "count": ("number",), "duration": ("number",)}
-#: value types `kgmem.ingest.values.find_values` recognises by form
+#: value types `kgmem.ingest.extraction.values.find_values` recognises by form
 _PATTERN_TYPES = frozenset({"date", "time", "money", "number", "email", "phone", "url"})
 
 

@@ -1,6 +1,6 @@
 """The BEAM evidence benchmark (Tavakoli et al., "Beyond a Million Tokens", ICLR 2026).
 
-``kgmem bench beam DIR`` reads BEAM's own layout (`kgmem.ingest.beam`): DIR is one chat
+``kgmem bench beam DIR`` reads BEAM's own layout (`kgmem.ingest.loaders.beam`): DIR is one chat
 directory, or a directory of them (``100K/1``, ``100K/2``, ...; numeric names in numeric order).
 Every chat is loaded first (a malformed file raises `MalformedInput` naming it, before anything
 is written), then each is ingested afresh through `Memory.add_conversation` (an earlier copy
@@ -81,7 +81,7 @@ from kgmem.api import Memory
 from kgmem.bench.locomo import git_commit
 from kgmem.bench.metrics import all_at_k, any_at_k, mrr, percentile
 from kgmem.errors import MalformedInput
-from kgmem.ingest.beam import BeamChat, BeamQuestion, load_beam_chat
+from kgmem.ingest.loaders.beam import BeamChat, BeamQuestion, load_beam_chat
 
 __all__ = ["SCHEMA", "chat_dirs", "run_beam_bench", "score_rows"]
 

@@ -3,12 +3,12 @@ field says, and report pass/fail per query and per constraint.
 
 Per case with a ``conversation`` (kgmem's generic chat format): the conversation is replaced
 (forgotten if stored, then ingested with extracted facts — the write path a user gets); each
-query runs ``Memory.search(query, conversation_id, k=10, as_of=as_of)`` and is checked for
-``first`` (the top hit is one of these local ids), ``not_above`` (each listed turn is absent
-from the top 10 or ranked below the top hit), ``absent`` (none of these turns is among the top
-10) and ``abstain`` (``answerable`` is False when true, True when false); ``current`` checks
-``Memory.current`` / ``Memory.history`` citations;
-``facts`` checks each constraint against the facts stored for a turn (``modality``,
+query runs ``Memory.search(query, conversation_id, k, as_of=as_of)`` with the default ``k``
+(`kgmem.config.DEFAULT_K`, 10) and is checked for ``first`` (the top hit is one of these local
+ids), ``not_above`` (each listed turn is absent from the top 10 or ranked below the top hit),
+``absent`` (none of these turns is among the top 10) and ``abstain`` (``answerable`` is False
+when true, True when false); ``current`` checks ``Memory.current`` / ``Memory.history``
+citations; ``facts`` checks each constraint against the facts stored for a turn (``modality``,
 ``subject``, ``not_current``, ``entities_include``, ``entities_exclude``); each ``forgotten``
 entry (``{"turn", "text"}``) is one check: the turn is not stored and ``text`` occurs in no
 string or string-list property of any node of the conversation or relationship touching one
@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from kgmem.api import Memory
+from kgmem.config import DEFAULT_K
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 
 __all__ = ["SCHEMA", "load_cases", "run_cases"]
 
 SCHEMA = "cases/1"
-K = 10
+K = DEFAULT_K
 Check = dict[str, Any]
 
 

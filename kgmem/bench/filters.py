@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from kgmem.api import Memory
+from kgmem.config import DEFAULT_K
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.writer import BulkWriter
+from kgmem.ingest.writing.writer import BulkWriter
 from kgmem.models import SessionRecord, TurnRecord
 
 __all__ = ["FILTERS", "run_filters"]
@@ -169,14 +170,14 @@ def run_filters(
         write_s = time.perf_counter() - t0
         try:
             # loads the model and warms the caches outside the timings
-            memory.search(QUERIES[0], owner=owners[0], k=10)
+            memory.search(QUERIES[0], owner=owners[0], k=DEFAULT_K)
             out: dict[str, Any] = {}
             for name, options in FILTERS.items():
                 read, neo, exact = [], [], True
                 for i in range(searches):
                     owner = owners[i % len(owners)]
                     query = QUERIES[i % len(QUERIES)]
-                    result = memory.search(query, owner=owner, k=10, **options)
+                    result = memory.search(query, owner=owner, k=DEFAULT_K, **options)
                     read.append(result.timings_ms["read_path"])
                     neo.append(result.timings_ms["neo4j"])
                     if name != "none":

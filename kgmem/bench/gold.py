@@ -9,7 +9,7 @@ items from 0 (kgmem's question id ``<sample_id>:qa<n>``).
 `load_corrections` reads it against the benchmark file:
 
 - **evidence**: every entry's ``correct_evidence`` (normalised like the released gold,
-  `kgmem.ingest.locomo.normalize_evidence`) replaces the question's gold turns for the
+  `kgmem.ingest.loaders.locomo.normalize_evidence`) replaces the question's gold turns for the
   evidence metrics;
 - **answer**: ``correct_answer`` replaces the gold answer for F1/EM only when it is a plain
   value; an entry whose ``error_type`` is ``AMBIGUOUS`` or ``HALLUCINATION``, or whose
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from kgmem.errors import InputError, MalformedInput
-from kgmem.ingest.locomo import normalize_evidence
+from kgmem.ingest.loaders.locomo import normalize_evidence
 from kgmem.models import ConversationRecord, QuestionRecord
 
 __all__ = ["UNPLAIN_ERRORS", "Corrections", "is_plain_answer", "load_corrections"]

@@ -34,7 +34,7 @@ from typing import Any
 from kgmem.api import Memory
 from kgmem.config import DEFAULT_K
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.models import ConversationRecord
 from kgmem.steer import Options, steered_search
 
@@ -215,13 +215,13 @@ async def _one_session(
 ) -> dict[str, set[str]]:
     """One question's calls: page 1, page 2 (its cursor), the third call if the question
     gives one, and the k = 30 call apart."""
-    first = await searcher.search(question, k=10)
-    second = await searcher.search(question, k=10, cursor=first[1]) if first[1] else None
+    first = await searcher.search(question, k=DEFAULT_K)
+    second = await searcher.search(question, k=DEFAULT_K, cursor=first[1]) if first[1] else None
     extra = third_call(question, speakers)
     third = None
     if extra is not None:
         calls["third_calls"] += 1
-        third = await searcher.search(question, k=10, **extra)
+        third = await searcher.search(question, k=DEFAULT_K, **extra)
     wide = await searcher.search(question, k=30)
     calls["tool_calls"] += 2 + (second is not None) + (third is not None)
     return _session_sets(first, second, third, wide)

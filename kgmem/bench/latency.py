@@ -52,7 +52,7 @@ from kgmem.bench.metrics import percentile
 from kgmem.config import DEFAULT_K
 from kgmem.embed import model_location
 from kgmem.errors import KgmemError
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.models import ConversationRecord
 
 __all__ = [
@@ -268,7 +268,7 @@ def _throughput(
 def _spacy_location(name: str) -> str:
     """The directory of the spaCy pipeline kgmem loads for ``name`` (its offline fallback
     package included), for the peer to load the same pipeline."""
-    from kgmem.ingest.nlp import load_pipeline
+    from kgmem.ingest.extraction.nlp import load_pipeline
 
     path = load_pipeline(name).path
     return str(path) if path is not None else name

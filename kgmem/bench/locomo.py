@@ -89,7 +89,7 @@ from kgmem.bench.per_question import (
     summary_of,
 )
 from kgmem.bench.reading import read_answers
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.ingest.report import FactSources
 from kgmem.models import ConversationRecord, Hit, QuestionRecord
 from kgmem.reader import Reader, format_turns

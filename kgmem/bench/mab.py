@@ -4,9 +4,9 @@ FactConsolidation (Hu, Wang, McAuley, ICLR 2026; built from MQuAKE, Zhong et al.
 gives a numbered fact list in which later numbers overwrite earlier ones, and single- and
 multi-hop questions over it. This runner measures kgmem itself:
 
-1. each row's list is loaded as an ordinary conversation (`kgmem.ingest.numbered`) and written by
-   `Memory.add_conversation` (turns, embeddings, statement facts citing their turns, entities,
-   supersession), unless the conversation already holds exactly those turns;
+1. each row's list is loaded as an ordinary conversation (`kgmem.ingest.loaders.numbered`) and
+   written by `Memory.add_conversation` (turns, embeddings, statement facts citing their turns,
+   entities, supersession), unless the conversation already holds exactly those turns;
 2. each question is answered by `Memory.chain` (`kgmem.retrieve.chain`: relation cues → a walk
    over current values); the prediction is the last hop's object name;
 3. predictions are scored with `kgmem.bench.metrics.substring_exact_match` (gold is read only
@@ -24,7 +24,7 @@ from typing import Any
 from kgmem.api import Memory
 from kgmem.bench.metrics import percentile, substring_exact_match
 from kgmem.errors import MalformedInput
-from kgmem.ingest.numbered import json_rows, parse_numbered, row_name
+from kgmem.ingest.loaders.numbered import json_rows, parse_numbered, row_name
 from kgmem.retrieve.chain import COSTS, ChainResult
 
 __all__ = ["run_mab_bench"]

@@ -6,7 +6,7 @@ import click
 from rich.table import Table
 
 from kgmem.cli._common import console, dump_json, json_option, memory_from
-from kgmem.ingest.threads import unshared
+from kgmem.ingest.writing.threads import unshared
 
 
 @click.group()

@@ -9,8 +9,8 @@ import click
 from rich.table import Table
 
 from kgmem.cli._common import console, dump_json, json_option, memory_from, progress_bar
-from kgmem.ingest.chat import load_chat
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.chat import load_chat
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.ingest.report import IngestReport
 from kgmem.models import ConversationRecord
 
@@ -179,7 +179,7 @@ def ingest_facts(
     """Ingest a numbered fact list ("0. ...\\n1. ...", higher number = newer; plain text, or
     MemoryAgentBench JSON rows) as a conversation: one turn per line, spoken by "source", with
     statement facts, entities and SUPERSEDES chains like any conversation."""
-    from kgmem.ingest.numbered import load_numbered
+    from kgmem.ingest.loaders.numbered import load_numbered
 
     records = load_numbered(file, conversation_id=conversation_id)
     _run(ctx, records, "extracted", quiet, as_json, owner=owner)
@@ -187,7 +187,7 @@ def ingest_facts(
 
 def _document_paths(paths: tuple[Path, ...]) -> list[Path]:
     """The files named, a directory standing for its Markdown and text files (recursive)."""
-    from kgmem.ingest.documents import MARKDOWN_SUFFIXES
+    from kgmem.ingest.loaders.documents import MARKDOWN_SUFFIXES
 
     out: list[Path] = []
     for path in paths:
@@ -240,7 +240,7 @@ def ingest_docs(
     re-ingesting replaces only changed chunks, and an unchanged file writes nothing."""
     from datetime import UTC
 
-    from kgmem.ingest.documents import load_document
+    from kgmem.ingest.loaders.documents import load_document
 
     files = _document_paths(paths)
     if source is not None and len(files) != 1:

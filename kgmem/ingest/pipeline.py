@@ -9,8 +9,8 @@ Reliability (what a crash, a concurrent writer or a repeat must not break; docs/
 - **Whole units.** Everything is computed first (embeddings, extraction, supersession, events);
   then each batch of ``batch_size`` turns is written in *one* transaction together with its
   ``NEXT`` edges, the facts citing it, their entities, mentions, supersession and event links
-  (`kgmem.ingest.writer.WriteUnit`). A crash leaves whole batches, each with its facts; the same
-  ingest run again completes the rest.
+  (`kgmem.ingest.writing.writer.WriteUnit`). A crash leaves whole batches, each with its facts; the
+  same ingest run again completes the rest.
 - **One writer at a time per conversation.** Every transaction first takes the conversation's
   lock (``write/lock_conversation``). An append reads the tail, allocates ``index`` and default
   ids, and writes its turns, facts and links in that one locked transaction, so concurrent
@@ -26,7 +26,7 @@ Roles and requests (docs/roles-and-requests.md):
   ``assistant``, ``system`` or ``tool``, or a memory-request turn, are dropped (`own_facts`):
   the assistant's suggestions, acknowledgements and questions are its own, never evidence of a
   fact about the user. Turns of named speakers without a role (LoCoMo) are unaffected.
-- **Memory requests** (`kgmem.ingest.requests`) are planned before anything is written: a
+- **Memory requests** (`kgmem.ingest.requests.rules`) are planned before anything is written: a
   withheld turn and the turns a forget request removes are never written (if an earlier ingest
   stored them, they go through `Ingestor.forget_turns`); the request turn is stored with
   ``request = true`` and any restated value masked; a ``(:MemoryRequest)`` audit record (ids
@@ -40,24 +40,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from kgmem.config import shipped_default
 from kgmem.embed import Embedder
-from kgmem.ingest.append import AppendHook, NewTurn, allocate_turns
-from kgmem.ingest.context import IngestContext, Stage
-from kgmem.ingest.events import group_events
-from kgmem.ingest.extract import FactExtractor
-from kgmem.ingest.forgetting import ForgetStage
-from kgmem.ingest.language import count_languages, note_report
-from kgmem.ingest.nlp import DEFAULT_PIPELINE
-from kgmem.ingest.passages import embed_turn_texts
-from kgmem.ingest.relation_keys import adopt_keys
+from kgmem.ingest.extraction.events import group_events
+from kgmem.ingest.extraction.extract import FactExtractor
+from kgmem.ingest.extraction.language import count_languages, note_report
+from kgmem.ingest.extraction.nlp import DEFAULT_PIPELINE
+from kgmem.ingest.extraction.passages import embed_turn_texts
+from kgmem.ingest.extraction.relation_keys import adopt_keys
+from kgmem.ingest.extraction.supersession import assign_keys, supersession_links
 from kgmem.ingest.report import FactSources, IngestReport, Progress
-from kgmem.ingest.request_grammar import ParsedRequest
-from kgmem.ingest.request_steps import RequestStage
-from kgmem.ingest.requests import RequestPlan, RequestPolicy
-from kgmem.ingest.stored import changed, keyed, turn_from_row
-from kgmem.ingest.supersession import assign_keys, supersession_links
-from kgmem.ingest.units import dedupe_entities, plan_units, serial
-from kgmem.ingest.writer import (
+from kgmem.ingest.requests.grammar import ParsedRequest
+from kgmem.ingest.requests.rules import RequestPlan, RequestPolicy
+from kgmem.ingest.stages.context import IngestContext, Stage
+from kgmem.ingest.stages.forgetting import ForgetStage
+from kgmem.ingest.stages.requests import RequestStage
+from kgmem.ingest.writing.append import AppendHook, NewTurn, allocate_turns
+from kgmem.ingest.writing.stored import changed, keyed, turn_from_row
+from kgmem.ingest.writing.units import dedupe_entities, plan_units, serial
+from kgmem.ingest.writing.writer import (
     WriteUnit,
     entity_rows,
     event_rows,
@@ -88,6 +89,8 @@ class Ingestor(Stage):
         batch_size: turns per write transaction of an ingest (with their facts and links).
         requests: who may make memory requests and their limits (default: on, role user).
         spacy_model: the spaCy pipeline requests are parsed with.
+        attribute_similarity: least cosine of an unlisted predicate phrase to a listed
+            attribute's (`kgmem.ingest.extraction.attributes.assign_attributes`).
     """
 
     def __init__(
@@ -99,6 +102,7 @@ class Ingestor(Stage):
         batch_size: int = 500,
         requests: RequestPolicy | None = None,
         spacy_model: str = DEFAULT_PIPELINE,
+        attribute_similarity: float = shipped_default("attribute_similarity"),
     ) -> None:
         super().__init__(
             IngestContext(
@@ -108,6 +112,7 @@ class Ingestor(Stage):
                 batch_size=batch_size,
                 requests=requests,
                 spacy_model=spacy_model,
+                attribute_similarity=attribute_similarity,
             )
         )
         self.forgetting = ForgetStage(self.ctx)
@@ -249,7 +254,7 @@ class Ingestor(Stage):
         self, conversation: ConversationRecord, facts: FactSources, report: IngestReport
     ) -> tuple[list[FactRecord], list[EntityRecord], list[tuple[str, str]]]:
         """`_facts_of`, with the keys the relation decision adopts for facts no rule keys
-        (`kgmem.ingest.relation_keys.adopt_keys`), listed in ``report.adoptions``."""
+        (`kgmem.ingest.extraction.relation_keys.adopt_keys`), listed in ``report.adoptions``."""
         records, entities, mentions = self._facts_of(conversation, facts)
         records, adopted = adopt_keys(
             records,
@@ -262,7 +267,7 @@ class Ingestor(Stage):
 
     def _keyed_vectors(self, cid: str, records: Sequence[FactRecord]) -> list[dict[str, Any]]:
         """The stored keyed facts the relation decision compares with
-        (`kgmem.ingest.relation_keys`); read only when some record has no key."""
+        (`kgmem.ingest.extraction.relation_keys`); read only when some record has no key."""
         if all(f.key for f in records):
             return []
         return list(self.store.read("read/keyed_fact_vectors", conversation_id=cid))

@@ -34,20 +34,20 @@ class IngestReport:
     `Memory.use_bookmarks` so its reads see these writes (causal consistency on a cluster)."""
     requests: list[dict[str, object]] = field(default_factory=list)
     """Memory requests found in this run: ``{"turn_id", "index", "kind", "status", "removed",
-    "matched"}`` (`kgmem.ingest.requests.RequestOutcome`; ids and counts, never text)."""
+    "matched"}`` (`kgmem.ingest.requests.rules.RequestOutcome`; ids and counts, never text)."""
     withheld: list[str] = field(default_factory=list)
     """Ids of turns not stored because they asked not to be ("don't save this")."""
     removed: list[str] = field(default_factory=list)
     """Ids of turns removed by forget requests (never written, or forgotten if stored)."""
     languages: dict[str, int] = field(default_factory=dict)
-    """Turns written in this run by language (ISO 639-1, `kgmem.ingest.language`); turns too
-    short or code-only to classify are not counted."""
+    """Turns written in this run by language (ISO 639-1, `kgmem.ingest.extraction.language`); turns
+    too short or code-only to classify are not counted."""
     not_applied: list[str] = field(default_factory=list)
     """Ids of request turns that removed nothing: too broad (more than ``max_turns``) or
     matching no stored turn (see ``requests`` for which)."""
     adoptions: list[dict[str, object]] = field(default_factory=list)
     """Facts the trained relation decision gave an older fact's supersession key
-    (`kgmem.ingest.relation_keys.Adoption` as dicts: ``fact_id``, ``older_id``, ``key``,
+    (`kgmem.ingest.extraction.relation_keys.Adoption` as dicts: ``fact_id``, ``older_id``, ``key``,
     ``label``, ``score``)."""
 
     def as_dict(self) -> dict[str, object]:

@@ -51,7 +51,7 @@ from pydantic import AnyHttpUrl
 
 from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
-from kgmem.config import Settings
+from kgmem.config import DEFAULT_K, Settings
 from kgmem.errors import ConfigError, MalformedInput
 from kgmem.ids import check_id
 from kgmem.mcp.auth import StaticTokenVerifier, is_loopback
@@ -87,9 +87,6 @@ __all__ = [
     "is_loopback",
     "serve",
 ]
-
-#: hits per ``search_memory`` call when not configured (top-10 is the design's main cut-off)
-DEFAULT_K = 10
 
 
 def _instructions(scope: str, can_forget: bool) -> str:

@@ -12,6 +12,7 @@ from kgmem.ids import checks_ids
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.owners import Owners
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
+from kgmem.retrieve.question import read_question
 from kgmem.retrieve.scope import Scope
 from kgmem.store import Store
 from kgmem.store.tenant import key_holder
@@ -46,8 +47,8 @@ class Facts:
         relations of `kgmem.lexicon` from the entity it names, over current values.
 
         Args:
-            question: any text; its relation cues and names are read by
-                `kgmem.retrieve.chain.compile_question`.
+            question: any text, read once (`kgmem.retrieve.question.read_question`); the walk
+                follows its chain parse (`Question.walk`).
             conversation_id: the conversation (others are never read).
 
         Returns:
@@ -59,10 +60,10 @@ class Facts:
             source = self.caches.chain_sources[conversation_id] = StoreFactSource(
                 self.store, conversation_id
             )
-        return follow_chain(source, conversation_id, question)
+        return follow_chain(source, conversation_id, read_question(question))
 
     def _keys(self, conversation_id: str, entity: str, relation: str) -> list[str]:
-        from kgmem.ingest.supersession import relation_family
+        from kgmem.ingest.extraction.supersession import relation_family
 
         family = relation_family(relation) or relation.strip().lower().replace(" ", "_")
         rows = self.store.read("read/resolve_entity", conversation_id=conversation_id, name=entity)
@@ -88,7 +89,7 @@ class Facts:
             conversation_id: the tenant (None with ``owner``).
             entity: a canonical name or alias (``"Mel"`` finds Melanie) or an entity id.
             relation: a relation (``live_in``) or its family (``residence``); see
-                `kgmem.ingest.supersession.SINGLE_VALUED`.
+                `kgmem.ingest.extraction.supersession.SINGLE_VALUED`.
 
         Returns:
             fact dicts (id, text, serial, valid_from, valid_to, supersedes, superseded_by,
@@ -148,7 +149,7 @@ class Facts:
             owner: the owner (docs/scopes-and-filters.md): alone, the profile gathers the
                 entity's values from all of the owner's conversations (each value names its
                 ``conversation_id``; which value is current is decided across the owner's
-                threads, `kgmem.ingest.threads`); with ``conversation_id``, the owner that
+                threads, `kgmem.ingest.writing.threads`); with ``conversation_id``, the owner that
                 conversation must have.
 
         Returns:

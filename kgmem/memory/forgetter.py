@@ -11,9 +11,9 @@ from typing import Any
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
 from kgmem.ids import checks_ids
-from kgmem.ingest.nlp import load_pipeline
-from kgmem.ingest.request_grammar import topic_request
-from kgmem.ingest.threads import OwnerThreads
+from kgmem.ingest.extraction.nlp import load_pipeline
+from kgmem.ingest.requests.grammar import topic_request
+from kgmem.ingest.writing.threads import OwnerThreads
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.ingestors import Ingestors
 from kgmem.memory.owners import Owners
@@ -138,7 +138,7 @@ class Forgetter:
     def forget_about(self, conversation_id: str, description: str) -> dict[str, Any]:
         """Forget what the user said about ``description`` ("my passport number", or a whole
         request such as "forget what I said about my landlord"): the same matching and limits as
-        a request made in the conversation (`kgmem.ingest.requests`), applied to every stored
+        a request made in the conversation (`kgmem.ingest.requests.rules`), applied to every stored
         turn of the user (every turn when no turn has a role), through `forget_turns`.
 
         Returns:

@@ -9,7 +9,7 @@ from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.ingest.pipeline import Ingestor
 from kgmem.ingest.report import FactSources
-from kgmem.ingest.requests import RequestPolicy
+from kgmem.ingest.requests.rules import RequestPolicy
 from kgmem.roles import check_roles
 from kgmem.store import Store
 
@@ -28,11 +28,12 @@ class Ingestors:
     @property
     def extractor(self) -> Any:
         """The rule-based fact extractors, loaded lazily: spaCy clauses, lexicon statements
-        (`kgmem.ingest.relations`) and value-form statements (`kgmem.ingest.attributes`)."""
+        (`kgmem.ingest.extraction.relations`) and value-form statements
+        (`kgmem.ingest.extraction.attributes`)."""
         if self._extractor is None:
-            from kgmem.ingest.extract import SpacyExtractor
-            from kgmem.ingest.relations import CombinedExtractor, RelationExtractor
-            from kgmem.ingest.value_statements import ValueExtractor
+            from kgmem.ingest.extraction.extract import SpacyExtractor
+            from kgmem.ingest.extraction.relations import CombinedExtractor, RelationExtractor
+            from kgmem.ingest.extraction.value_statements import ValueExtractor
 
             self._extractor = CombinedExtractor(
                 [
@@ -76,4 +77,5 @@ class Ingestors:
             batch_size=self.settings.write_batch_size,
             requests=policy,
             spacy_model=self.settings.spacy_model,
+            attribute_similarity=self.settings.attribute_similarity,
         )

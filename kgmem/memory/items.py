@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kgmem.ingest.append import NewTurn
+from kgmem.ingest.writing.append import NewTurn
 from kgmem.memory.writer import Writer
 from kgmem.models import TurnRecord
 from kgmem.store import Store, Transaction

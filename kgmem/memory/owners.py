@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kgmem.errors import MalformedInput
 from kgmem.ids import checks_ids
-from kgmem.ingest.threads import share_entities
+from kgmem.ingest.writing.threads import share_entities
 from kgmem.memory.caches import ReadCaches
 from kgmem.retrieve.scope import check_owner
 from kgmem.store import Store

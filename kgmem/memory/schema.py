@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
-from kgmem.ingest.threads import share_entities
+from kgmem.ingest.writing.threads import share_entities
 from kgmem.memory.caches import ReadCaches
 from kgmem.store import Store
 from kgmem.store.schema import (
@@ -82,7 +82,7 @@ class SchemaKeeper:
         """Replace search indexes of an older layout, keeping all data (see
         `kgmem.store.schema.rebuild_search_indexes`), and move the entities of owned
         conversations stored per conversation into their owner's scope
-        (`kgmem.ingest.threads.share_entities`); returns the indexes rebuilt, and
+        (`kgmem.ingest.writing.threads.share_entities`); returns the indexes rebuilt, and
         ``owner_entities`` when entities were moved."""
         rebuilt = rebuild_search_indexes(
             self.store,

@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ids import checks_ids
-from kgmem.retrieve.standing import MAX_INSTRUCTIONS, applicable
+from kgmem.retrieve.standing import applicable
 from kgmem.store import Store
 
 __all__ = ["Standing"]
@@ -24,11 +25,13 @@ class Standing:
     Args:
         store: the Neo4j seam.
         embedder: embeds the request the instructions must apply to.
+        settings: ``max_instructions`` and ``instruction_similarity`` (as a search serves them).
     """
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
         self.store = store
         self.embedder = embedder
+        self.settings = settings
 
     @checks_ids
     def instructions(
@@ -37,7 +40,7 @@ class Standing:
         request: str | None = None,
         *,
         as_of: datetime | None = None,
-        limit: int = MAX_INSTRUCTIONS,
+        limit: int | None = None,
     ) -> list[dict[str, Any]]:
         """The user's standing instructions and preferences in force, without a search: the
         ones that apply to ``request`` (what `SearchResult.instructions` carries), or with no
@@ -48,7 +51,8 @@ class Standing:
             request: what the user is asking now; None or "" for all of them.
             as_of: the moment of asking (timezone-aware; naive is UTC): instructions stated
                 later or revoked by then are left out. None: now.
-            limit: the most returned for a request (1 or more).
+            limit: the most returned for a request (1 or more; None: the
+                ``max_instructions`` setting, as a search serves them).
 
         Returns:
             ``[{"id", "turn_id", "kind" ("instruction" | "preference"), "text", "scope",
@@ -67,7 +71,9 @@ class Standing:
                 conversation_id=conversation_id,
                 argument="request",
             )
-        if not isinstance(limit, int) or limit < 1:
+        if limit is None:
+            limit = self.settings.max_instructions
+        elif not isinstance(limit, int) or limit < 1:
             raise MalformedInput("limit must be an integer of at least 1", argument="limit")
         if as_of is not None and as_of.utcoffset() is None:
             as_of = as_of.replace(tzinfo=UTC)
@@ -78,4 +84,6 @@ class Standing:
             "read/standing", conversation_id=conversation_id, as_of=as_of, turn_ids=[]
         )[0]
         vector = self.embedder.encode_one(request) if request else None
-        return applicable(read["instructions"], vector, request, limit)
+        return applicable(
+            read["instructions"], vector, request, limit, self.settings.instruction_similarity
+        )

@@ -12,9 +12,10 @@ from typing import Any
 from kgmem.embed import Embedder
 from kgmem.errors import KgmemError, MalformedInput
 from kgmem.ids import checks_ids
-from kgmem.ingest.append import AppendHook, NewTurn
-from kgmem.ingest.documents import Document, DocumentReport, load_document, write_document
+from kgmem.ingest.document_writes import DocumentReport, write_document
+from kgmem.ingest.loaders.documents import Document, load_document
 from kgmem.ingest.report import FactSources, IngestReport, Progress
+from kgmem.ingest.writing.append import AppendHook, NewTurn
 from kgmem.memory.caches import ReadCaches
 from kgmem.memory.ingestors import Ingestors
 from kgmem.memory.owners import Owners
@@ -83,8 +84,8 @@ class Writer:
         ``not_applied`` say what happened. Stored requests are applied again on re-ingest.
 
         Args:
-            conversation: from a loader (`kgmem.ingest.locomo.load_locomo`,
-                `kgmem.ingest.chat.load_chat`).
+            conversation: from a loader (`kgmem.ingest.loaders.locomo.load_locomo`,
+                `kgmem.ingest.loaders.chat.load_chat`).
             facts: which fact sources to build: ``annotation`` (the dataset's own), ``extracted``
                 (spaCy rules), ``both``, or ``none``.
             progress: optional callback ``(stage, done, total)``.
@@ -300,7 +301,7 @@ class Writer:
     ) -> DocumentReport:
         """Add a Markdown, plain-text or PDF document as turns: one per chunk of a section, spoken
         by the document, with ``source`` = ``<document>#<heading trail>`` on the turn and on
-        every search hit of it (docs/documents.md, `kgmem.ingest.documents`).
+        every search hit of it (docs/documents.md, `kgmem.ingest.loaders.documents`).
 
         Facts are extracted from the chunks and cite them like any turn's; the chunks have the
         ``document`` role (`kgmem.roles.DOCUMENT`), so they never make a memory request and are
@@ -314,7 +315,7 @@ class Writer:
 
         Args:
             path_or_text: a file path, the document's text (see
-                `kgmem.ingest.documents.load_document` for how a string is told apart), or a
+                `kgmem.ingest.loaders.documents.load_document` for how a string is told apart), or a
                 `Document` already loaded.
             conversation_id: the conversation to add it to (a chat's id, to search it with that
                 chat); default ``doc-<file name>``.

@@ -28,10 +28,10 @@ Two features say who holds what the question asks:
   short replies would make every user's own turn look better) minus the best score of a turn
   said by that speaker (without the speaker term);
 - the **holder gap** (fact side, `holder_gap`): among the facts closest to the question by
-  embedding (the ``holder`` part of ``read/linked_read``), the best cosine of a fact held by
-  someone else minus the best cosine of a fact held by a person the question names. A fact is
-  held by the named person when its subject or the speaker of the turn it cites is that
-  person, else by its subject or speaker (an assistant's suggestion is the assistant's). It
+  embedding (the ``holder`` part of ``read/linked_read``, ``pool_holder`` of them), the best cosine
+  of a fact held by someone else minus the best cosine of a fact held by a person the question
+  names. A fact is held by the named person when its subject or the speaker of the turn it cites is
+  that person, else by its subject or speaker (an assistant's suggestion is the assistant's). It
   compares facts with facts, so it does not depend on how long each speaker's turns are.
 
 `decide`: the question is unanswerable when the speaker gap exceeds `SPEAKER_GAP_ALONE`, or
@@ -53,15 +53,14 @@ from typing import Any
 
 import snowballstemmer
 
-from kgmem.ingest.attributes import Attribute, vocabulary
-from kgmem.ingest.entities import slugify
+from kgmem.ingest.extraction.attributes import Attribute, vocabulary
+from kgmem.ingest.extraction.entities import slugify
 from kgmem.retrieve.asked import AskedAttribute
 from kgmem.retrieve.question import Question, stop_words
 from kgmem.retrieve.question import answer_terms as content_terms
 
 __all__ = [
     "HOLDER_GAP_WITH_FACTS",
-    "HOLDER_K",
     "JOB",
     "MAX_OWN_SHARE",
     "NOT_PERSONS",
@@ -89,8 +88,6 @@ SPEAKER_GAP_ALONE: float | None = 0.35
 #: holder gap (cosine units, see `holder_gap`) above which the fact rule's verdict stands
 #: (None: it always stands); dev-calibrated, see the module docstring
 HOLDER_GAP_WITH_FACTS: float | None = 0.0
-#: facts closest to the question the holder gap reads (the ``holder`` part of ``read/linked_read``)
-HOLDER_K = 50
 #: roles whose speakers are not persons for the speaker gap (`kgmem.roles`)
 NOT_PERSONS = frozenset({"assistant", "system", "tool"})
 
@@ -236,7 +233,7 @@ class Support:
     Attributes:
         facts: ``(person entity id, stems)`` per asserted/negated fact about a person.
         attributes: ``(person entity id, attribute, thing)`` of the same facts, in the same
-            order (`kgmem.ingest.attributes`; None where a fact has no attribute).
+            order (`kgmem.ingest.extraction.attributes`; None where a fact has no attribute).
         everything: stems of every asserted fact and every turn that is not only plans,
             hypotheticals, questions or reports.
         planned: stems of the turns whose facts are plans (and no assertion): memory for a
@@ -309,7 +306,7 @@ class Support:
 
 
 def judge(
-    question: str | Question,
+    question: Question,
     persons: Sequence[tuple[str, str]],
     support: Support,
     *,
@@ -319,17 +316,15 @@ def judge(
     """Decide answerability (see the module docstring for the rule).
 
     Args:
-        question: the question, or its reading (whose `Question.answer_terms` are the terms;
-            for a string, `content_terms` without the persons' names).
+        question: the question's reading: its `Question.answer_terms` are the key terms (the
+            names of the persons it resolved left out), its ``state`` says whether a plan can
+            answer it.
         persons: ``(entity id, surface)`` of each person the question names (none: answerable).
         support: what memory asserts (`Support`).
         margin / own_share: the decision constants (defaults: the calibrated ones).
     """
     names = [surface for _, surface in persons]
-    if isinstance(question, Question):
-        terms = list(question.answer_terms)
-    else:
-        terms = content_terms(question, names)
+    terms = list(question.answer_terms)
     if not persons:
         return Answerability(True, (), tuple(terms), (), "names no person")
     if not terms:
@@ -340,7 +335,7 @@ def judge(
     best_own, best_other, own_words = support.coverage(asked, ids)
     unsupported = tuple(t for t, s in zip(terms, term_stems, strict=True) if s not in own_words)
     in_memory = bool(asked & support.everything)
-    if not in_memory and isinstance(question, Question) and question.state != "past":
+    if not in_memory and question.state != "past":
         in_memory = bool(asked & support.planned)  # a plan answers of the present and future
     if not in_memory:
         reason = "no key term occurs in memory"
@@ -464,8 +459,8 @@ def asker_persons(
 ) -> list[tuple[str, str]]:
     """``(entity id, name)`` of the speakers the question names ("my", "the user", a name)
     that ``persons`` lacks: a speaker is a person entity of the conversation
-    (`kgmem.ingest.entities.EntityResolver` ids; ``conversation_id`` is the entity scope, the
-    owner's ``owner:<owner>`` in an owned conversation: `kgmem.store.tenant.entity_scope`),
+    (`kgmem.ingest.extraction.entities.EntityResolver` ids; ``conversation_id`` is the entity scope,
+    the owner's ``owner:<owner>`` in an owned conversation: `kgmem.store.tenant.entity_scope`),
     so "What is my passport number?" is checked against the user's own facts."""
     have = {surface.casefold() for _, surface in persons}
     out = []
@@ -476,5 +471,5 @@ def asker_persons(
 
 
 def speaker_person(conversation_id: str, speaker: str) -> str:
-    """The person entity id of a speaker of a conversation (`kgmem.ingest.entities`)."""
+    """The person entity id of a speaker of a conversation (`kgmem.ingest.extraction.entities`)."""
     return f"{conversation_id}:e:person:{slugify(speaker)}"

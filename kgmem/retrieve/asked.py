@@ -1,5 +1,5 @@
 """The attribute a question asks for, read with the attribute vocabulary of
-`kgmem.ingest.attributes` (the same data the facts were read with).
+`kgmem.ingest.extraction.attributes` (the same data the facts were read with).
 
 `asked_attribute` finds, in order:
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kgmem.ingest.attributes import Attribute, vocabulary
+from kgmem.ingest.extraction.attributes import Attribute, vocabulary
 
 __all__ = ["AskedAttribute", "asked_attribute"]
 

@@ -1,7 +1,8 @@
 """Chain questions over current values: "the country of citizenship of the spouse of X".
 
 A read-path operator usable on any conversation whose facts use the relations of
-`kgmem.lexicon` (statement facts, `kgmem.ingest.relations`). Nothing here reads gold answers.
+`kgmem.lexicon` (statement facts, `kgmem.ingest.extraction.relations`). Nothing here reads gold
+answers.
 
 1. the parse (`kgmem.retrieve.chain_parse.compile_question`, re-exported here; the read path
    takes it from `kgmem.retrieve.question.Question.walk`): relation cues, the answer type, the
@@ -19,13 +20,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from kgmem.config import shipped_default
 from kgmem.lexicon import lexicon
 from kgmem.retrieve.chain_parse import (
     ChainPlan,
     Mention,
     NameSpan,
     chain_order,
-    compile_question,
     name_key,
 )
 from kgmem.retrieve.question import Question
@@ -52,8 +53,6 @@ COSTS: dict[str, float] = {
 }
 #: the longest chain `follow_chain` follows, in hops (one per relation cue and one more;
 #: not `Settings.max_hops`, the read path's graph expansion)
-MAX_CHAIN_HOPS = 4
-MAX_VERSIONS = 3  # newest distinct values kept per (entity, relation); older ones never win
 
 PLACE_KINDS = frozenset({"city", "country", "continent", "place"})
 
@@ -302,9 +301,10 @@ class _Graph:
     outgoing facts, one `FactSource.follow` fetches them together with every object already
     seen but not yet fetched (so each hop level costs one round trip, and levels the walk never
     reaches cost none). Versions are kept newest first, one per distinct object (a repeated
-    older value adds nothing), at most `MAX_VERSIONS`."""
+    older value adds nothing), at most ``versions`` (the ``chain_versions`` setting)."""
 
-    def __init__(self, source: FactSource) -> None:
+    def __init__(self, source: FactSource, versions: int) -> None:
+        self.versions = versions
         self.source = source
         self.facts: dict[str, dict[str, list[dict[str, Any]]]] = {}
         self.pending: set[str] = set()
@@ -319,7 +319,7 @@ class _Graph:
                 self.source.follow(batch, lexicon().relation_ids), key=lambda r: -int(r["serial"])
             ):
                 versions = self.facts[row["subject"]].setdefault(row["relation"], [])
-                if len(versions) < MAX_VERSIONS and all(
+                if len(versions) < self.versions and all(
                     v["object"] != row["object"] for v in versions
                 ):
                     versions.append(row)
@@ -329,7 +329,12 @@ class _Graph:
 
 
 def follow_chain(
-    source: Store | FactSource, conversation_id: str, question: str | ChainPlan | Question
+    source: Store | FactSource,
+    conversation_id: str,
+    question: ChainPlan | Question,
+    *,
+    hops: int = shipped_default("chain_hops"),
+    versions: int = shipped_default("chain_versions"),
 ) -> ChainResult:
     """Answer a chain question from conversation ``conversation_id``'s statement facts.
 
@@ -344,24 +349,25 @@ def follow_chain(
     Args:
         source: a `Store`, or any `FactSource`.
         conversation_id: the conversation (others are never read).
-        question: the question, its reading (`Question.walk` is the plan) or its
+        question: the question's reading (`Question.walk` is the plan) or a
             `compile_question` plan.
+        hops: the longest chain walked (at most one hop more than the plan's mentions;
+            `kgmem.retrieve.config.EngineConfig.chain_hops`).
+        versions: newest distinct values kept per (entity, relation); older ones never win
+            (`kgmem.retrieve.config.EngineConfig.chain_versions`).
 
     Returns:
         a `ChainResult` (``answer`` None when no base entity or no fact was found).
     """
-    if isinstance(question, Question):
-        plan = question.walk
-    else:
-        plan = compile_question(question) if isinstance(question, str) else question
+    plan = question.walk if isinstance(question, Question) else question
     src: FactSource = (
         StoreFactSource(source, conversation_id) if isinstance(source, Store) else source
     )
     bases = _bases(plan, src)
     if not bases:
         return ChainResult(None, bases[0][1][0][1] if bases else None, plan.relations)
-    depth = min(MAX_CHAIN_HOPS, len(plan.mentions) + 1)
-    graph = _Graph(src)
+    depth = min(hops, len(plan.mentions) + 1)
+    graph = _Graph(src, versions)
     graph.pending.update(i for _, ids in bases for i, _ in ids)
     best: tuple[Any, ...] | None = None
     best_base = ""

@@ -74,6 +74,30 @@ def shipped_pools() -> dict[str, int]:
     return {name: int(shipped_default(setting)) for name, setting in POOL_SETTINGS.items()}
 
 
+#: integer fields of `EngineConfig` -> their least allowed value (the settings' bounds)
+_INT_LEAST: dict[str, int] = {
+    "max_hops": 0,
+    "pool_holder": 0,
+    "fulltext_filtered_factor": 1,
+    "fulltext_filtered_max": 1,
+    "chain_hops": 1,
+    "chain_versions": 1,
+    "max_instructions": 0,
+}
+
+#: `EngineConfig` fields read from the setting of the same name as they are
+_FROM_SETTINGS = (
+    "current_bonus",
+    "pool_holder",
+    "fulltext_filtered_factor",
+    "fulltext_filtered_max",
+    "chain_hops",
+    "chain_versions",
+    "max_instructions",
+    "instruction_similarity",
+)
+
+
 def _shipped(name: str) -> Any:
     return field(default_factory=lambda: shipped_default(name))
 
@@ -99,7 +123,17 @@ class EngineConfig:
         bm25_content_words: the BM25 query leaves out stop words and the named speakers'
             names (`kgmem.retrieve.question.question_words`).
         strip_speakers: embed the question without the named speakers' names
-            (`kgmem.retrieve.linked.LinkedRetriever.query_text`).
+            (`kgmem.retrieve.linked.LinkedRetriever.reading`).
+        current_bonus: score given to a key's chosen value's turns and taken from its other
+            values' turns (`kgmem.retrieve.resolve.resolve_state`).
+        pool_holder: facts read for answerability's holder gap (0 when no person is named).
+        fulltext_filtered_factor / fulltext_filtered_max: under a search filter, BM25 asks
+            the index for this many times its pool, at most the maximum.
+        chain_hops / chain_versions: the chain operator's longest chain and the newest values
+            it keeps per (entity, relation) (`kgmem.retrieve.chain.follow_chain`).
+        max_instructions: standing instructions a search serves at most.
+        instruction_similarity: least cosine of an instruction to a request it applies to
+            without a shared typed scope (`kgmem.retrieve.standing.applicable`).
 
     Raises:
         ConfigError: a field outside its allowed values (the message names the setting).
@@ -114,6 +148,14 @@ class EngineConfig:
     max_hops: int = _shipped("max_hops")
     bm25_content_words: bool = _shipped("bm25_content_words")
     strip_speakers: bool = _shipped("strip_speakers")
+    current_bonus: float = _shipped("current_bonus")
+    pool_holder: int = _shipped("pool_holder")
+    fulltext_filtered_factor: int = _shipped("fulltext_filtered_factor")
+    fulltext_filtered_max: int = _shipped("fulltext_filtered_max")
+    chain_hops: int = _shipped("chain_hops")
+    chain_versions: int = _shipped("chain_versions")
+    max_instructions: int = _shipped("max_instructions")
+    instruction_similarity: float = _shipped("instruction_similarity")
 
     def __post_init__(self) -> None:
         _allowed(self.engine, get_args(EngineName), "engine (kgmem search --engine)")
@@ -129,8 +171,12 @@ class EngineConfig:
                 )
         if not 0.0 <= self.link_confidence <= 1.0:
             raise ConfigError(f"KGMEM_LINK_CONFIDENCE is {self.link_confidence!r}; allowed: 0 to 1")
-        if self.max_hops < 0:
-            raise ConfigError(f"KGMEM_MAX_HOPS is {self.max_hops!r}; allowed: an integer >= 0")
+        for name, least in _INT_LEAST.items():
+            value = getattr(self, name)
+            if value < least:
+                raise ConfigError(
+                    f"KGMEM_{name.upper()} is {value!r}; allowed: an integer >= {least}"
+                )
 
     @classmethod
     def from_settings(
@@ -157,6 +203,7 @@ class EngineConfig:
             max_hops=settings.max_hops,
             bm25_content_words=settings.bm25_content_words,
             strip_speakers=settings.strip_speakers,
+            **{name: getattr(settings, name) for name in _FROM_SETTINGS},
         )
 
     def with_(self, **changes: Any) -> EngineConfig:

@@ -36,7 +36,7 @@ class ConversationContext:
         conversation_ids: the conversations of the scope (one, or the owner's).
         metadata: some turn of the scope carries metadata (`kgmem.metadata`); True when unknown.
         standing: the scope holds standing instructions or conflicts
-            (`kgmem.ingest.standing`); True when unknown.
+            (`kgmem.ingest.extraction.standing`); True when unknown.
     """
 
     speakers: tuple[str, ...]

@@ -23,7 +23,6 @@ from kgmem.store.tenant import owner_token, scope_query, tenant_token
 from kgmem.turns import conversation_of
 
 __all__ = [
-    "FT_FILTERED_FACTOR",
     "LINKED_READ_SCALARS",
     "LinkedPools",
     "ReadScope",
@@ -37,13 +36,6 @@ __all__ = [
 ]
 
 Params = dict[str, Any]
-
-#: with a search filter set, BM25 asks Lucene for this many times ``k_fulltext`` hits of the
-#: scope before the filters (Lucene cannot filter by speaker, session or time; the vector
-#: searches filter inside the index and are exact)
-FT_FILTERED_FACTOR = 20
-#: Lucene's hit cap for a filtered BM25 generator
-FT_FILTERED_MAX = 1000
 
 
 @dataclass(frozen=True)
@@ -114,8 +106,8 @@ def candidate(row: dict[str, Any], generator: str) -> Candidate:
 
 
 def with_passage(c: Candidate, best: dict[str, dict[str, Any]]) -> None:
-    """A long turn's dense score is its best passage's (`kgmem.ingest.passages`): ``c`` takes
-    that cosine when it is higher, and the passage's offsets (``n, start, end, cosine``)."""
+    """A long turn's dense score is its best passage's (`kgmem.ingest.extraction.passages`): ``c``
+    takes that cosine when it is higher, and the passage's offsets (``n, start, end, cosine``)."""
     row = best.get(c.turn_id)
     if row is None:
         return
@@ -390,7 +382,9 @@ def _fulltext(
     ft_query = scope.lucene(words)
     k_fulltext = budget if ft_query else 0
     ft_limit = (
-        min(FT_FILTERED_MAX, FT_FILTERED_FACTOR * k_fulltext) if scope.filtered else k_fulltext
+        min(cfg.fulltext_filtered_max, cfg.fulltext_filtered_factor * k_fulltext)
+        if scope.filtered
+        else k_fulltext
     )
     return ft_query, k_fulltext, ft_limit
 

@@ -19,7 +19,6 @@ row of the benchmark: `kgmem.bench.fusion`.)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -31,7 +30,6 @@ from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.answer import answer_of
 from kgmem.retrieve.answerable import (
-    HOLDER_K,
     NOT_PERSONS,
     Support,
     asker_persons,
@@ -45,17 +43,17 @@ from kgmem.retrieve.answerable_model import combine, trained_support
 from kgmem.retrieve.chain import ChainResult, StoreFactSource, follow_chain
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext, read_context
-from kgmem.retrieve.names import named_speakers
+from kgmem.retrieve.names import strip_names
 from kgmem.retrieve.plan import Planner, QueryPlan
-from kgmem.retrieve.question import stop_list
+from kgmem.retrieve.question import read_question, stop_list
 from kgmem.retrieve.resolve import mark_answers, order_hits, relevant_rows, resolve_state
-from kgmem.retrieve.retriever import Ranking, Request, Retriever
+from kgmem.retrieve.retriever import Ranking, Reading, Request, Retriever
 from kgmem.retrieve.scope import Bounds, Scope
 from kgmem.retrieve.score import Candidate, TimeWindow, merge_candidates, score_candidates
 from kgmem.store import Store
 from kgmem.store.tenant import entity_scope
 
-__all__ = ["LinkedRetriever", "read_scope", "speaker_gap", "strip_names"]
+__all__ = ["LinkedRetriever", "read_scope", "speaker_gap"]
 
 
 class LinkedRetriever(Retriever):
@@ -78,18 +76,25 @@ class LinkedRetriever(Retriever):
         if self.config.bm25_content_words:
             stop_list()  # load the stop list once, outside the timing
 
-    def query_text(self, query: str, conversation_id: str | Scope) -> str:
-        """The text embedded for ``query``: with ``strip_speakers``, the question without the
-        names of the conversation's speakers it names, so the vector carries what is asked and
+    def reading(
+        self,
+        query: str,
+        conversation_id: str | Scope,
+        *,
+        as_of: datetime | None = None,
+        asked_by: str | None = None,
+    ) -> tuple[str, Reading | None]:
+        """The question read once against the conversation context (read when not cached),
+        and the text embedded for it: with ``strip_speakers``, the question without the names
+        of the speakers it names (`Question.named`), so the vector carries what is asked and
         the ``speaker`` generator and term carry who (every turn and fact about a speaker is
-        close to her name; measured on the LoCoMo dev split); otherwise ``query`` itself.
-        Reads the conversation context when not cached.
+        close to her name; measured on the LoCoMo dev split); otherwise ``query`` itself. An
+        ``asked_by`` that is not a speaker is read as no asker here: planning raises for it
+        (`_asker`), after the checks that come first.
 
         Raises:
             ConversationNotFound: the conversation holds no turns.
         """
-        if not self.config.strip_speakers:
-            return query
         scope = (
             Scope(conversation_id=conversation_id)
             if isinstance(conversation_id, str)
@@ -97,16 +102,22 @@ class LinkedRetriever(Retriever):
         )
         cached = self.contexts.get(scope.key)
         context = cached if cached is not None else self._context(scope)
-        return strip_names(query, named_speakers(query, context.speakers))
+        asker = context.user if asked_by is None else asked_by
+        question = read_question(
+            query,
+            entities=context.entities,
+            reference=as_of or context.latest,
+            speakers=context.speakers,
+            asker=asker if asker in context.speakers else None,
+        )
+        text = strip_names(query, question.named) if self.config.strip_speakers else query
+        return text, Reading(question, context.version)
 
     def _rank(self, request: Request) -> Ranking:
         context, qplan, pools = self._read(request)
         merged, hops = self._pool(request, qplan, pools, context)
         merged, current, chain, qplan = self._resolve(request, qplan, merged, pools)
-        scored = score_candidates(
-            merged, self.config.weights, _window(qplan), frozenset(qplan.speakers)
-        )
-        hits = order_hits(scored, current)
+        hits = order_hits(score_candidates(merged, self.config.weights, _window(qplan)), current)
         answerability = self.answerability(
             request.conversation_id,
             qplan,
@@ -173,13 +184,20 @@ class LinkedRetriever(Retriever):
     ) -> tuple[QueryPlan, gen.LinkedPools]:
         """Read and plan the question against ``context`` and run the plan's `linked_read`."""
         cfg = self.config
-        qplan = self.planner.plan(
-            request.query,
-            entities=context.entities,
-            reference=request.as_of or context.latest,
-            speakers=context.speakers,
-            asker=_asker(request, context),
-        )
+        asker = _asker(request, context)
+        reading = request.reading
+        if reading is not None and (
+            reading.context_version == context.version and reading.question.asker == asker
+        ):
+            qplan = self.planner.plan_question(reading.question)
+        else:  # no reading yet, or one against a stale context: the question is read here
+            qplan = self.planner.plan(
+                request.query,
+                entities=context.entities,
+                reference=request.as_of or context.latest,
+                speakers=context.speakers,
+                asker=asker,
+            )
         # the plan is what runs: a generator switched off has budget 0 (shown by --explain)
         qplan = qplan.model_copy(
             update={
@@ -204,7 +222,7 @@ class LinkedRetriever(Retriever):
             ),
             as_of=request.as_of,
             scope=read_scope(request, context),
-            holder_k=HOLDER_K if persons_of(qplan, context, request.conversation_id) else 0,
+            holder_k=cfg.pool_holder if persons_of(qplan, context, request.conversation_id) else 0,
             holder_conversation_ids=context.conversation_ids or (request.conversation_id,),
         )
         return qplan, pools
@@ -280,9 +298,8 @@ class LinkedRetriever(Retriever):
             )
         return merged, current, chain, qplan
 
-    @staticmethod
     def _resolve_state(
-        qplan: QueryPlan, pool: list[Candidate], pools: gen.LinkedPools
+        self, qplan: QueryPlan, pool: list[Candidate], pools: gen.LinkedPools
     ) -> tuple[list[Candidate], list[dict[str, Any]]]:
         """Current or past value per supersession key about the plan's entities
         (`resolve_state`) over the keyed facts `linked_read` returned (already restricted to
@@ -302,6 +319,7 @@ class LinkedRetriever(Retriever):
             mode=qplan.state or "current",
             window=qplan.time_range,
             anchor=qplan.anchor if qplan.relation == "before" else None,
+            bonus=self.config.current_bonus,
         )
         mark_answers(decisions, qplan.reading)
         return list(by_id.values()), decisions
@@ -318,7 +336,13 @@ class LinkedRetriever(Retriever):
         source = self.chain_sources.get(cid)
         if source is None:
             source = self.chain_sources[cid] = StoreFactSource(self.store, cid)
-        result = follow_chain(source, cid, qplan.reading)
+        result = follow_chain(
+            source,
+            cid,
+            qplan.reading,
+            hops=self.config.chain_hops,
+            versions=self.config.chain_versions,
+        )
         if result.answer is None or not result.turn_ids:
             return pool, None
         by_id = {c.turn_id: c for c in pool}
@@ -567,17 +591,6 @@ def speaker_gap(
     if not own or not other:
         return None
     return round(max(other) - max(own), 6)
-
-
-def strip_names(question: str, names: Sequence[str]) -> str:
-    """``question`` without the words of ``names`` (and a possessive "'s" after them); the
-    question itself when nothing else would be left."""
-    out = question
-    for name in names:
-        for word in re.findall(r"[^\W_]+", name):
-            out = re.sub(rf"\b{re.escape(word)}(?:['\u2019]s)?\b", " ", out, flags=re.IGNORECASE)
-    out = " ".join(out.split())
-    return out if re.search(r"[^\W_]", out) else question
 
 
 def _aware(value: datetime) -> datetime:

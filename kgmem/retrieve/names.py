@@ -4,14 +4,14 @@ conversation's speakers it names (`named_speakers`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from kgmem.models import EntityRecord
 
-__all__ = ["EntityIndex", "EntityLookup", "ResolvedEntity", "named_speakers"]
+__all__ = ["EntityIndex", "EntityLookup", "ResolvedEntity", "named_speakers", "strip_names"]
 
 
 class EntityLookup(Protocol):
@@ -80,3 +80,14 @@ def named_speakers(question: str, speakers: Iterable[str]) -> tuple[str, ...]:
         if parts and all(p in words for p in parts) and speaker not in out:
             out.append(speaker)
     return tuple(out)
+
+
+def strip_names(question: str, names: Sequence[str]) -> str:
+    """``question`` without the words of ``names`` (and a possessive "'s" after them); the
+    question itself when nothing else would be left."""
+    out = question
+    for name in names:
+        for word in re.findall(r"[^\W_]+", name):
+            out = re.sub(rf"\b{re.escape(word)}(?:['\u2019]s)?\b", " ", out, flags=re.IGNORECASE)
+    out = " ".join(out.split())
+    return out if re.search(r"[^\W_]", out) else question

@@ -175,6 +175,9 @@ class Question:
         tokens: the words of ``text`` (``[^\\W_]+`` runs, as written).
         speakers: the conversation's speakers the question names, as stored, in conversation
             order; the asking speaker last when the question says "I", "me", "my" or "the user".
+        named: the speakers the question names by their names (``speakers`` without an asker
+            named only by "I", "me", "my" or "the user"): the names the embedded text drops
+            (`kgmem.retrieve.names.strip_names`).
         asker: the speaker asking (``asked_by``, else the conversation's ``user``), or None.
         entities: resolved canonical entities, first mention first, one per id.
         times: the time phrases and the resolved ``[start, end)`` interval (`TimeReading`).
@@ -197,6 +200,7 @@ class Question:
     text: str
     tokens: tuple[str, ...] = ()
     speakers: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
     asker: str | None = None
     entities: tuple[ResolvedEntity, ...] = ()
     times: TimeReading = field(default_factory=TimeReading)
@@ -338,22 +342,24 @@ def _entities(text: str, lookup: EntityLookup | None, cues: _Cues) -> tuple[Reso
 
 def _speakers(
     text: str, speakers: Iterable[str], asker: str | None, cues: _Cues
-) -> tuple[str, ...]:
-    """The speakers ``text`` names; the asking speaker joins them when it speaks of itself,
-    and the other party of a two-party chat when the asker asks what it said (`ADDRESSEE_PAST`)."""
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The speakers ``text`` names by name, and with them the asking speaker when it speaks
+    of itself and the other party of a two-party chat when the asker asks what it said
+    (`ADDRESSEE_PAST`)."""
     speakers = tuple(speakers)
     named = named_speakers(text, speakers)
     if named:
         cues.note(f"speaker:{', '.join(named)}")
+    held = named
     if asker is not None and asker not in named and (m := FIRST_PERSON.search(text)):
-        named = (*named, asker)
         cues.note(f"speaker:asker {asker} ({' '.join(m.group(0).lower().split())})")
+        held = (*held, asker)
     others = [s for s in dict.fromkeys(speakers) if s != asker]
-    if asker is not None and len(others) == 1 and others[0] not in named:
-        if m := ADDRESSEE_PAST.search(text):
-            named = (*named, others[0])
-            cues.note(f"speaker:addressee {others[0]} ({' '.join(m.group(0).lower().split())})")
-    return named
+    past = ADDRESSEE_PAST.search(text) if asker is not None and len(others) == 1 else None
+    if past and others[0] not in held:
+        held = (*held, others[0])
+        cues.note(f"speaker:addressee {others[0]} ({' '.join(past.group(0).lower().split())})")
+    return named, held
 
 
 def _relation(text: str, cues: _Cues) -> tuple[Relation | None, str | None]:
@@ -447,7 +453,7 @@ def read_question(
     cues = _Cues()
     asked = _asked_slot(text, cues)
     resolved = _entities(text, entities, cues)
-    named = _speakers(text, speakers, asker, cues)
+    named, speaking = _speakers(text, speakers, asker, cues)
     times = read_times(text, reference)
     for phrase in times.phrases:
         cues.cue("temporal", phrase)
@@ -468,7 +474,8 @@ def read_question(
         raw=question,
         text=text,
         tokens=tuple(re.findall(r"[^\W_]+", text)),
-        speakers=named,
+        speakers=speaking,
+        named=named,
         asker=asker,
         entities=resolved,
         times=times,

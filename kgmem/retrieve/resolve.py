@@ -12,10 +12,10 @@ For a question about a *state* of the entities it names (`QueryPlan.state`):
   overlaps the time the question names; else, for "before <anchor>", the value just before the
   first one that names the anchor; else the value before the current one.
 
-The chosen value's turns get `CURRENT_BONUS` and a trace naming the decision; turns cited only
-by the key's other values get the same amount as a penalty; then `order_hits` puts the chosen
-turn directly above the highest-ranked turn of another value of the same key, so a stale value
-can never outrank the value the question asks for on wording alone.
+The chosen value's turns get ``bonus`` (the ``current_bonus`` setting) and a trace naming the
+decision; turns cited only by the key's other values get the same amount as a penalty; then
+`order_hits` puts the chosen turn directly above the highest-ranked turn of another value of the
+same key, so a stale value can never outrank the value the question asks for on wording alone.
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from kgmem.ingest.attributes import vocabulary
-from kgmem.ingest.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
-from kgmem.ingest.values import ValueType
+from kgmem.config import shipped_default
+from kgmem.ingest.extraction.attributes import vocabulary
+from kgmem.ingest.extraction.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
+from kgmem.ingest.extraction.values import ValueType
 from kgmem.models import Hit, TimeInterval
-from kgmem.retrieve.question import Question, asked_words
+from kgmem.retrieve.question import Question
 from kgmem.retrieve.score import Candidate
 
 __all__ = [
     "ANSWER_TYPES",
-    "CURRENT_BONUS",
     "mark_answers",
     "order_hits",
     "relevant_rows",
@@ -43,9 +43,6 @@ __all__ = [
     "resolve_state",
 ]
 
-#: score added to turns of the chosen value / subtracted from turns of the other values
-#: (larger than the adjacency and time terms, smaller than a cosine gap that signals topic)
-CURRENT_BONUS = 0.1
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
@@ -73,12 +70,12 @@ def _family_words() -> dict[str, set[str]]:
 _WORDS = _family_words()
 
 
-def relevant_rows(question: str | Question, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def relevant_rows(question: Question, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Keep the keyed facts whose relation family the question names ("live" → residence) or,
     for a multi-valued family, whose object word it names ("bike" → ``…|owned|bike``); none
     when it names no family (a current-state cue alone says nothing about *which* value).
-    The question's words are its `Question.state_words` (read here from a plain string)."""
-    asked = question.state_words if isinstance(question, Question) else asked_words(question)
+    The question's words are its `Question.state_words`."""
+    asked = question.state_words
     named = {family for family, cues in _WORDS.items() if cues & asked}
     out = []
     for row in rows:
@@ -139,6 +136,7 @@ def resolve_state(
     mode: str = "current",
     window: TimeInterval | None = None,
     anchor: str | None = None,
+    bonus: float = shipped_default("current_bonus"),
 ) -> list[dict[str, Any]]:
     """Choose one value per supersession key and re-score ``pool`` (turn id → candidate).
 
@@ -150,6 +148,9 @@ def resolve_state(
         mode: ``current`` (latest value) or ``past`` (see module docstring).
         window: the time the question names (past questions).
         anchor: the phrase after "before" (past questions).
+        bonus: score added to the chosen value's turns and taken from the turns only the
+            key's other values cite (`kgmem.retrieve.config.EngineConfig.current_bonus`; larger
+            than the adjacency and time terms, smaller than a cosine gap that signals topic).
 
     Returns:
         one decision per key: ``{"key", "mode", "winner", "text", "reason", "superseded":
@@ -187,14 +188,14 @@ def resolve_state(
         for turn in winner["cites"]:
             winners.add(turn)
             if turn in pool:
-                pool[turn].bonus["current"] = CURRENT_BONUS
+                pool[turn].bonus["current"] = bonus
                 pool[turn].trace["current"] = {
                     k: v for k, v in decision.items() if k not in ("winner_turns", "other_turns")
                 }
         losers.update(other_turns)
     for turn in losers - winners:
         if turn in pool:
-            pool[turn].bonus["current"] = -CURRENT_BONUS
+            pool[turn].bonus["current"] = -bonus
             pool[turn].trace["superseded"] = True
     return decisions
 

@@ -30,6 +30,7 @@ from kgmem.retrieve.chain import ChainResult, StoreFactSource
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext
 from kgmem.retrieve.plan import QueryPlan
+from kgmem.retrieve.question import Question
 from kgmem.retrieve.scope import Scope, SearchFilters
 from kgmem.retrieve.sources import attach_metadata, with_sources
 from kgmem.retrieve.standing import Order, asks_order, check_order, serve_standing
@@ -78,7 +79,7 @@ class SearchResult(BaseModel):
         notes: what the caller should know about how the hits were found (a metadata filter:
             inside the vector index, or over a widened pool; `kgmem.metadata_search`).
         instructions: the user's standing instructions and preferences in force that apply to
-            the request, at most `kgmem.retrieve.standing.MAX_INSTRUCTIONS`, best first:
+            the request, at most `EngineConfig.max_instructions`, best first:
             ``{"id", "turn_id", "kind" ("instruction" | "preference"), "text", "scope",
             "valid_from" (UTC), "why", "similarity"}`` (`kgmem.retrieve.standing.applicable`).
         conflicts: conflicting statements with a hit at either end (the other is brought into
@@ -114,6 +115,15 @@ class SearchResult(BaseModel):
 
 
 @dataclass(frozen=True)
+class Reading:
+    """The question read once before it is embedded: the `Question`, and the version of the
+    conversation context it was read against (a stale context means reading it again)."""
+
+    question: Question
+    context_version: str | None
+
+
+@dataclass(frozen=True)
 class Request:
     """One checked search request as `Retriever._rank` receives it.
 
@@ -127,6 +137,9 @@ class Request:
             parameters every read statement shares.
         scope: the conversations searched (one, or all of an owner's).
         filters: the caller's search filters.
+        reading: the question as the strategy read it before embedding it
+            (`Retriever.reading`), or None (a precomputed embedding, or a strategy that reads
+            nothing before ranking).
     """
 
     query: str
@@ -137,6 +150,7 @@ class Request:
     params: dict[str, Any]
     scope: Scope
     filters: SearchFilters
+    reading: Reading | None = None
 
 
 @dataclass
@@ -186,9 +200,20 @@ class Retriever(ABC):
         return self.embedder.encode_one(query)
 
     def query_text(self, query: str, conversation_id: str | Scope) -> str:
-        """The text this strategy embeds for ``query`` in a conversation or `Scope` (here:
-        ``query`` itself)."""
-        return query
+        """The text this strategy embeds for ``query`` in a conversation or `Scope`."""
+        return self.reading(query, conversation_id)[0]
+
+    def reading(
+        self,
+        query: str,
+        conversation_id: str | Scope,
+        *,
+        as_of: datetime | None = None,
+        asked_by: str | None = None,
+    ) -> tuple[str, Reading | None]:
+        """The text this strategy embeds for ``query`` and the question as it read it (here:
+        ``query`` itself and no reading)."""
+        return query, None
 
     def _warm(self) -> None:  # noqa: B027  # a hook: most strategies need nothing
         """Load what the strategy needs once, before the timed part (nothing here)."""
@@ -250,17 +275,12 @@ class Retriever(ABC):
         if as_of is not None and (as_of.tzinfo is None or as_of.utcoffset() is None):
             as_of = as_of.replace(tzinfo=UTC)
         self._warm()
-        if embedding is None:
-            # load once (and build the ONNX encoder, if configured) outside the timed embedding
-            _ = self.embedder.query_backend
-            text = self.query_text(query, scope)  # context read, if any, first
-        t0 = time.perf_counter()
-        vector = embedding if embedding is not None else self.embed(text)
+        vector, reading, embed_ms = self._vector(query, scope, embedding, as_of, asked_by)
         t_embed = time.perf_counter()
         db0 = self.store.timing.ms
         cid = conversation_id or ""
         params = {"conversation_id": cid, "embedding": vector.tolist()}
-        request = Request(query, cid, k, as_of, asked_by, params, scope, filters)
+        request = Request(query, cid, k, as_of, asked_by, params, scope, filters, reading)
         ranking = self._rank(request)
         ranking.hits = with_sources(self.store, ranking.hits[:k])  # document chunks' file#heading
         hits, instructions, conflicts, used = self._standing(request, vector, ranking.hits, order)
@@ -268,15 +288,34 @@ class Retriever(ABC):
         self._attach_metadata(request, hits)
         t_end = time.perf_counter()
         timings = {
-            "embed": round((t_embed - t0) * 1000, 3),
+            "embed": round(embed_ms, 3),
             "neo4j": round(self.store.timing.ms - db0, 3),
-            "total": round((t_end - t0) * 1000, 3),
+            "total": round((t_end - t_embed) * 1000 + embed_ms, 3),
             "read_path": round((t_end - t_embed) * 1000, 3),
         }
         result = self._result(request, ranking, timings)
         return result.model_copy(
             update={"instructions": instructions, "conflicts": conflicts, "order": used}
         )
+
+    def _vector(
+        self,
+        query: str,
+        scope: Scope,
+        embedding: npt.NDArray[np.float32] | None,
+        as_of: datetime | None,
+        asked_by: str | None,
+    ) -> tuple[npt.NDArray[np.float32], Reading | None, float]:
+        """The query vector, the question as read before it was embedded (`reading`: read once,
+        the context first; nothing is read here for a precomputed ``embedding``) and the
+        milliseconds the embedding took."""
+        if embedding is not None:
+            return embedding, None, 0.0
+        _ = self.embedder.query_backend  # loaded (ONNX built) outside the timed embedding
+        text, reading = self.reading(query, scope, as_of=as_of, asked_by=asked_by)
+        t0 = time.perf_counter()
+        vector = self.embed(text)
+        return vector, reading, (time.perf_counter() - t0) * 1000
 
     def _standing(
         self,
@@ -301,6 +340,8 @@ class Retriever(ABC):
             hits=hits,
             as_of=request.as_of,
             order=order,
+            limit=self.config.max_instructions,
+            similarity=self.config.instruction_similarity,
         )
 
     def _attach_metadata(self, request: Request, hits: list[Hit]) -> None:

@@ -67,7 +67,8 @@ class ScoreWeights:
         fact_floor: the share of the turn's own cosine that stands in for a weaker (or absent)
             citing fact in the fact term, in [0, 1]; 0 = the citing fact alone.
         date: the day-match term (see module docstring).
-        adjacent_top: how many of the best turns give their neighbours the adjacency term.
+        adjacent_top: how many of the best turns give their neighbours the adjacency term
+            (``KGMEM_ADJACENT_TOP``).
         signals: weight per generator signal in ``Candidate.bonus`` (each signal lies in
             [0, 1]): ``bm25`` (BM25 score / the best BM25 score of the query's pool),
             ``entity`` (linked to a resolved non-speaker entity), ``event`` (a member of an
@@ -80,7 +81,7 @@ class ScoreWeights:
     time: float = _shipped("w_time")
     date: float = _shipped("w_date")
     fact_floor: float = _shipped("w_fact_floor")
-    adjacent_top: int = 3
+    adjacent_top: int = _shipped("adjacent_top")
     signals: tuple[tuple[str, float], ...] = field(
         default_factory=lambda: tuple((s, shipped_default(w)) for s, w in SIGNAL_SETTINGS)
     )
@@ -94,6 +95,7 @@ class ScoreWeights:
             time=settings.w_time,
             date=settings.w_date,
             fact_floor=settings.w_fact_floor,
+            adjacent_top=settings.adjacent_top,
             signals=tuple((s, getattr(settings, w)) for s, w in SIGNAL_SETTINGS),
         )
 
@@ -165,7 +167,6 @@ def score_candidates(
     candidates: Iterable[Candidate],
     weights: ScoreWeights,
     window: TimeWindow | None = None,
-    holders: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """Score every candidate once and rank them (score desc, then timeline order).
 
@@ -173,19 +174,13 @@ def score_candidates(
         candidates: the pool (one entry per turn).
         weights: term weights.
         window: the month/year the question names, if any.
-        holders: the speakers the question names (who holds what is asked); when there are
-            any, only their turns' own text stands in for a fact (``fact_floor``).
 
     Returns:
         hits with ``terms`` = {"cosine", "fact", "adjacent", "time", + any generator bonus} and
         ``trace`` = {"generators": [...], "fact_id": ..., ...}.
     """
     pool = list(candidates)
-    fact_term = {
-        c.turn_id: weights.fact
-        * _evidence(c, weights.fact_floor if not holders or c.speaker in holders else 0.0)
-        for c in pool
-    }
+    fact_term = {c.turn_id: weights.fact * _evidence(c, weights.fact_floor) for c in pool}
     base = {c.turn_id: c.cosine + fact_term[c.turn_id] for c in pool}
     by_rank = sorted(pool, key=lambda c: (-base[c.turn_id], c.index))
     top = by_rank[: weights.adjacent_top]
@@ -236,11 +231,18 @@ def score_candidates(
     return [hit for _, _, hit in hits]
 
 
+#: the fewest words a turn needs for its own text to stand in for a fact: a shorter turn with
+#: no fact ("Welcome to Ghent!", "haha same") states too little to be evidence of an answer;
+#: "I moved to Lisbon." states a fact and gets one from the extractor
+STAND_IN_WORDS = 5
+
+
 def _evidence(c: Candidate, floor: float) -> float:
     """What the fact term weighs: the best citing fact's cosine, or ``floor`` times the turn's
     own cosine where that is higher (no citing fact counts as none: 0 at ``floor`` 0). A turn
-    that only asks (`kgmem.turns.only_asks`) states nothing and keeps its facts' cosine."""
-    if floor <= 0.0 or only_asks(c.text):
+    that only asks (`kgmem.turns.only_asks`) or has fewer than `STAND_IN_WORDS` words states
+    nothing to stand in and keeps its facts' cosine."""
+    if floor <= 0.0 or only_asks(c.text) or len(c.text.split()) < STAND_IN_WORDS:
         return c.fact_cosine or 0.0
     own = floor * c.cosine
     return own if c.fact_cosine is None else max(c.fact_cosine, own)

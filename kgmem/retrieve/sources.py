@@ -1,5 +1,5 @@
 """Where a hit comes from: a document chunk's ``source`` (``<document>#<heading trail>``,
-`kgmem.ingest.documents`) attached to the hits that are chunks.
+`kgmem.ingest.loaders.documents`) attached to the hits that are chunks.
 
 The linked read returns each turn's source with it; only hits that still have none and whose
 turn id is a document chunk's (`kgmem.turns.is_document_turn`) are looked up, in one round trip

@@ -1,18 +1,18 @@
 """What a search serves beside its ranked turns: the standing instructions and preferences that
 apply to the request, the conflicts among the hits, and time order for ordering questions.
 
-Written by `kgmem.ingest.standing`; read here in one round trip (``read/standing``) after the
-hits are ranked, so none of it changes which turns rank where, except that a hit's conflicting
+Written by `kgmem.ingest.extraction.standing`; read here in one round trip (``read/standing``) after
+the hits are ranked, so none of it changes which turns rank where, except that a hit's conflicting
 statement is brought into the hits (it takes the place of the last hit that is in no conflict)
 and an ordering search returns its hits in time order.
 
 - **Applicability** (`applicable`): an instruction in force at the moment of asking applies
-  when its vector (its turn's) lies within `APPLY_COS` of the request's, or when its typed
-  scopes (`kgmem.ingest.standing.typed_scopes`: code, formatting, dependencies, security,
-  testing, performance) meet the request's: "always format code with syntax highlighting"
-  applies to every request for code, whatever its words. At most `MAX_INSTRUCTIONS` are
-  served, those sharing most scopes and most similar first, so an agent can put them in every
-  prompt.
+  when its vector (its turn's) lies within ``instruction_similarity`` (a setting) of the request's,
+  or when its typed scopes (`kgmem.ingest.extraction.standing.typed_scopes`: code, formatting,
+  dependencies, security, testing, performance) meet the request's: "always format code with syntax
+  highlighting" applies to every request for code, whatever its words. At most ``max_instructions``
+  (a setting) are served, those sharing most scopes and most similar first, so an agent can put them
+  in every prompt.
 - **Conflicts** (`conflicts_of`): each ``CONFLICTS`` pair with a hit at either end, as
   ``{"turn_ids", "turns": [{"turn_id", "observed_at", "session", "speaker", "text"}], "why",
   "score"}``; the agent should ask which statement holds.
@@ -31,14 +31,13 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from kgmem.config import shipped_default
 from kgmem.errors import MalformedInput
-from kgmem.ingest.standing import typed_scopes
+from kgmem.ingest.extraction.standing import typed_scopes
 from kgmem.models import Hit
 from kgmem.store import Store
 
 __all__ = [
-    "APPLY_COS",
-    "MAX_INSTRUCTIONS",
     "ORDERS",
     "Order",
     "applicable",
@@ -49,10 +48,6 @@ __all__ = [
     "serve_standing",
 ]
 
-#: cosine between an instruction's vector and the request's above which it applies
-APPLY_COS = 0.35
-#: the most instructions one search serves
-MAX_INSTRUCTIONS = 5
 #: characters of each conflicting turn's text a conflict shows
 CONFLICT_TEXT_CHARS = 300
 Order = Literal["relevance", "time"]
@@ -89,7 +84,8 @@ def applicable(
     rows: Sequence[dict[str, Any]],
     vector: npt.NDArray[np.float32] | None,
     request: str | None,
-    limit: int = MAX_INSTRUCTIONS,
+    limit: int = shipped_default("max_instructions"),
+    similarity: float = shipped_default("instruction_similarity"),
 ) -> list[dict[str, Any]]:
     """The instructions of ``rows`` (``read/standing`` rows) that apply to ``request`` (module
     docstring), best first, at most ``limit``; with no request, every one, oldest first.
@@ -105,7 +101,7 @@ def applicable(
             else 0.0
         )
         shared = sorted(scopes & set(row.get("scope") or ()))
-        if request and not shared and sim < APPLY_COS:
+        if request and not shared and sim < similarity:
             continue
         why = f"scope:{','.join(shared)}" if shared else ("similar" if request else "standing")
         item = {k: row.get(k) for k in ("id", "turn_id", "kind", "text", "scope", "valid_from")}
@@ -194,9 +190,12 @@ def serve_standing(
     hits: list[Hit],
     as_of: datetime | None,
     order: Order | None,
+    limit: int = shipped_default("max_instructions"),
+    similarity: float = shipped_default("instruction_similarity"),
 ) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
     """The hits (partners brought in; in time order for an ordering search), the applicable
-    instructions, the conflicts and the order used, in one round trip (``read/standing``).
+    instructions (at most ``limit``, at least ``similarity`` alike: `applicable`), the
+    conflicts and the order used, in one round trip (``read/standing``).
     An owner search (no ``conversation_id``) gets the conflicts of each hit's conversation and
     no instructions."""
     used: Order = order or ("time" if asks_order(query) else "relevance")
@@ -212,7 +211,7 @@ def serve_standing(
             turn_ids=[h.turn_id for h in hits],
         )[0]
         if conversation_id:
-            instructions = applicable(read["instructions"], vector, query)
+            instructions = applicable(read["instructions"], vector, query, limit, similarity)
         rows.extend(read["conflicts"])
         positions |= {p["id"]: p["index"] for p in read["positions"]}
     hits = _with_partners(hits, rows) if rows else hits

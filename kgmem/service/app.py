@@ -32,7 +32,7 @@ from kgmem.errors import (
     StoreError,
     TurnNotFound,
 )
-from kgmem.ingest.documents import load_text
+from kgmem.ingest.loaders.documents import load_text
 from kgmem.service.access import EVERYTHING, Gate, TokenTable
 from kgmem.service.models import (
     AddDocument,

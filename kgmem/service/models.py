@@ -127,7 +127,7 @@ class AddDocument(_Body):
 
 
 class DocumentOut(BaseModel):
-    """What ``POST /documents`` did (`kgmem.ingest.documents.DocumentReport`)."""
+    """What ``POST /documents`` did (`kgmem.ingest.document_writes.DocumentReport`)."""
 
     conversation_id: str
     document: str

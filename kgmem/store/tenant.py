@@ -42,7 +42,7 @@ OWNER_SCOPE = "owner:"
 def entity_scope(conversation_id: str, owner: str | None) -> str:
     """The scope an entity of ``conversation_id`` lives in (its node's ``conversation_id`` and
     its id's prefix): ``owner:<owner>`` for an owned conversation, whose entities all of the
-    owner's threads share (`kgmem.ingest.threads`), else the conversation id itself. A
+    owner's threads share (`kgmem.ingest.writing.threads`), else the conversation id itself. A
     conversation id never holds ``:``, so a scope never equals one."""
     return f"{OWNER_SCOPE}{owner}" if owner else conversation_id
 

@@ -14,7 +14,7 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from kgmem.adapters.langchain import KgmemRetriever
 from kgmem.api import Memory
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample_chat.json"
 _CONVERSATION: list[tuple[Memory, str]] = []

@@ -27,7 +27,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 from kgmem.store.server import LocalNeo4j
 
 HERE = Path(__file__).resolve().parent

@@ -14,7 +14,7 @@ import pytest
 from kgmem.api import Memory
 from kgmem.bench.cases import load_cases, run_cases
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 
 CASES_FILE = Path(__file__).parents[1] / "data" / "agent-chats.json"
 DATA = load_cases(CASES_FILE)

@@ -26,7 +26,7 @@ import pytest
 from kgmem.aio import AsyncMemory
 from kgmem.api import Memory
 from kgmem.config import Settings
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample_chat.json"
 AS_OF = datetime(2024, 7, 1, tzinfo=UTC)  # after the sample, before every appended turn

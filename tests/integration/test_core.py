@@ -18,7 +18,7 @@ import pytest
 
 from kgmem import Memory, Settings
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.models import ConversationRecord
 from kgmem.retrieve.config import EngineConfig
 from kgmem.store import catalogue

@@ -26,7 +26,7 @@ import pytest
 from kgmem import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 from kgmem.models import ConversationRecord
 from tests.integration.conftest import SAMPLE_CHAT
 from tests.integration.forking import KillPoint, fork_writer, wait

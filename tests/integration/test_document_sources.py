@@ -23,7 +23,7 @@ from kgmem.cli.ingest import ingest as ingest_cli
 from kgmem.cli.search import search as search_cli
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, DocumentRejected
-from kgmem.ingest.documents import MAX_DOCUMENT_CHARS
+from kgmem.ingest.loaders.documents import MAX_DOCUMENT_CHARS
 from tests.strategies import snapshot
 
 HANDBOOK = """# Team handbook

@@ -94,7 +94,7 @@ def test_missing_model_raises_model_unavailable_with_install_hint(
     with pytest.raises(ModelUnavailable) as info:
         embedder.encode(["hello"])
     assert "pip install" in str(info.value) and embedder.name in str(info.value)
-    from kgmem.ingest.extract import SpacyExtractor
+    from kgmem.ingest.extraction.extract import SpacyExtractor
 
     with pytest.raises(ModelUnavailable, match="pip install"):
         SpacyExtractor("no_such_spacy_pipeline").extract("c", [], [])

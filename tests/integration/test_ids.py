@@ -13,7 +13,7 @@ import pytest
 
 from kgmem.api import Memory
 from kgmem.errors import MalformedInput
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 from kgmem.retrieve.warm import warm_statements
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample_chat.json"

@@ -24,7 +24,7 @@ import pytest
 from kgmem import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.chat import load_chat
+from kgmem.ingest.loaders.chat import load_chat
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.retriever import SearchResult
 from kgmem.store.catalogue import cypher_root

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from kgmem import Memory
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, MalformedInput, StoreError
-from kgmem.ingest.chat import parse_chat_conversation
-from kgmem.ingest.locomo import parse_locomo_sample
+from kgmem.ingest.loaders.chat import parse_chat_conversation
+from kgmem.ingest.loaders.locomo import parse_locomo_sample
 from kgmem.models import ConversationRecord, SessionRecord, TurnRecord
 from kgmem.retrieve.config import GENERATORS, EngineConfig
 from tests.strategies import DATA, FUZZ_EXAMPLES, nasty_text, record_figure

@@ -24,7 +24,7 @@ def test_turns_carry_their_language_and_a_thai_chat_is_warned_once(
         {"speaker": "user", "text": "ok"},
     ]
     try:
-        with caplog.at_level(logging.WARNING, logger="kgmem.ingest.language"):
+        with caplog.at_level(logging.WARNING, logger="kgmem.ingest.extraction.language"):
             memory.add_turns(cid, turns)
             memory.add_turns(cid, [{"speaker": "user", "text": turns[0]["text"] + " อีกครั้ง"}])
         records, _, _ = driver.execute_query(

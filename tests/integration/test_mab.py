@@ -18,7 +18,7 @@ from kgmem.api import Memory
 from kgmem.bench.mab import run_mab_bench
 from kgmem.cli.search import search as search_cli
 from kgmem.config import Settings
-from kgmem.ingest.numbered import load_numbered, parse_numbered
+from kgmem.ingest.loaders.numbered import load_numbered, parse_numbered
 
 # MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
 MAB_6K = Path(

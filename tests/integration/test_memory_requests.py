@@ -18,7 +18,7 @@ import pytest
 
 from kgmem.api import Memory
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 from kgmem.models import ConversationRecord
 from kgmem.store.catalogue import catalogue
 

@@ -1,4 +1,4 @@
-"""One person across an owner's threads (kgmem.ingest.threads), against the real Neo4j.
+"""One person across an owner's threads (kgmem.ingest.writing.threads), against the real Neo4j.
 
 One owner, two threads a month apart: thread A says where the user lives, a passport number
 and a trip to Lisbon; thread B says the user moved to Lisbon and asks to delete the passport
@@ -21,7 +21,7 @@ import pytest
 
 from kgmem import Memory
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.threads import share_entities, unshared
+from kgmem.ingest.writing.threads import share_entities, unshared
 
 WHEN = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 THREAD_A = (

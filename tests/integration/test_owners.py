@@ -23,7 +23,7 @@ import pytest
 from kgmem import Memory
 from kgmem.bench.scale import Copy, copy_piece, read_template
 from kgmem.errors import ConversationNotFound, MalformedInput, OwnerNotFound
-from kgmem.ingest.writer import BulkWriter
+from kgmem.ingest.writing.writer import BulkWriter
 
 OWNERS = 100
 WHEN = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import neo4j
 
 from kgmem.api import Memory
-from kgmem.ingest.passages import passage_spans
+from kgmem.ingest.extraction.passages import passage_spans
 
 WHEN = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
 CODE = (

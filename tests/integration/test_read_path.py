@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from kgmem import Memory, Settings
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 from kgmem.retrieve import generators as gen
 from kgmem.retrieve.config import GENERATORS, EngineConfig
 from kgmem.retrieve.plan import plan

@@ -22,8 +22,8 @@ from kgmem import Memory
 from kgmem.cli.admin import forget as forget_cli
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, KgmemError, MalformedInput
-from kgmem.ingest.chat import parse_chat_conversation
-from kgmem.ingest.locomo import parse_locomo_sample
+from kgmem.ingest.loaders.chat import parse_chat_conversation
+from kgmem.ingest.loaders.locomo import parse_locomo_sample
 from kgmem.models import ConversationRecord
 from tests.strategies import DATA, record_figure, snapshot
 
@@ -180,7 +180,7 @@ def test_100kb_turn_is_stored_whole_and_embedded_as_passages(
     memory: Memory, driver: neo4j.Driver
 ) -> None:
     """A long turn is stored whole and every part of it is embedded as a passage (no text is
-    dropped from dense search because it is long; `kgmem.ingest.passages`)."""
+    dropped from dense search because it is long; `kgmem.ingest.extraction.passages`)."""
     cid = new_cid("big")
     text = "".join(f"line {n}: café 🧠 ‮rtl‬ \"q\" 'q' `b` \\ {{x}} $p\n" for n in range(2200))
     assert len(text.encode("utf-8")) > 100_000

@@ -12,7 +12,7 @@ import pytest
 
 from kgmem import Memory, Settings
 from kgmem.errors import MalformedInput
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ import pytest
 from kgmem import Memory
 from kgmem.bench.scale import copy_piece, read_template
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest.writer import BulkWriter
+from kgmem.ingest.writing.writer import BulkWriter
 from kgmem.models import (
     EntityRecord,
     EventRecord,

@@ -21,7 +21,7 @@ import pytest
 
 from kgmem import Memory
 from kgmem.errors import ConversationNotFound, MalformedInput
-from kgmem.ingest.writer import BulkWriter
+from kgmem.ingest.writing.writer import BulkWriter
 from kgmem.models import SessionRecord, TurnRecord
 
 TURNS = 5_000

@@ -1,6 +1,6 @@
 """The trained truth decisions through the product, against the real Neo4j: supersession by the
-relation decision (`kgmem.ingest.relation_keys`), a retraction as `SearchResult.answer`, and the
-trained answerability score beside the rules (`kgmem.retrieve.answerable_model`)."""
+relation decision (`kgmem.ingest.extraction.relation_keys`), a retraction as `SearchResult.answer`,
+and the trained answerability score beside the rules (`kgmem.retrieve.answerable_model`)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from kgmem.api import Memory
 from kgmem.cli.search import search as search_cli
 from kgmem.errors import ConversationNotFound
-from kgmem.ingest import relation_keys
-from kgmem.ingest.chat import parse_chat_conversation
+from kgmem.ingest.extraction import relation_keys
+from kgmem.ingest.loaders.chat import parse_chat_conversation
 from kgmem.truth.corpus import LABELS
 from kgmem.truth.decisions import relation
 from kgmem.truth.weights import LinearModel, shipped_models

@@ -27,8 +27,8 @@ from kgmem import Memory
 from kgmem.cli.admin import forget as forget_cli
 from kgmem.config import Settings
 from kgmem.errors import ConversationNotFound, TurnNotFound
-from kgmem.ingest.chat import parse_chat_conversation
-from kgmem.ingest.locomo import parse_locomo_sample
+from kgmem.ingest.loaders.chat import parse_chat_conversation
+from kgmem.ingest.loaders.locomo import parse_locomo_sample
 from tests.integration.forking import fork_writer, wait
 from tests.strategies import DATA, record_figure, snapshot
 

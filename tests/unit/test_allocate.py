@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kgmem.ingest.append import NewTurn, allocate_turns
+from kgmem.ingest.writing.append import NewTurn, allocate_turns
 
 WHEN = datetime(2025, 1, 1, tzinfo=UTC)
 

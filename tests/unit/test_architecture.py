@@ -38,7 +38,7 @@ def test_the_detector_sees_a_cycle_and_an_upward_import() -> None:
     graph = {"kgmem.api": {"kgmem.audit"}, "kgmem.audit": {"kgmem.api"}}
     assert cycles(graph) == [["kgmem.api", "kgmem.audit"]]
     assert upward_imports(graph) == [("kgmem.api", "kgmem.audit")]
-    assert layer_of("kgmem.retrieve.chain") > layer_of("kgmem.ingest.relations")
+    assert layer_of("kgmem.retrieve.chain") > layer_of("kgmem.ingest.extraction.relations")
 
 
 def test_type_checking_imports_are_edges() -> None:

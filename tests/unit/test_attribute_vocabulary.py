@@ -1,6 +1,6 @@
 """The attribute vocabulary is written for everyday life, not for the test sentences: no
 three-word sequence of any sentence of a cases file (``../shared/data/cases/*.json``) occurs
-in it, and every entry has the fields `kgmem.ingest.attributes` reads."""
+in it, and every entry has the fields `kgmem.ingest.extraction.attributes` reads."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from kgmem.ingest.attributes import VOCABULARY_FILE, vocabulary
-from kgmem.ingest.values import VALUE_TYPES
+from kgmem.ingest.extraction.attributes import VOCABULARY_FILE, vocabulary
+from kgmem.ingest.extraction.values import VALUE_TYPES
 
 CASES_DIR = Path(
     os.environ.get("KGMEM_CASES_DIR")
@@ -86,8 +86,8 @@ def test_every_attribute_is_well_formed() -> None:
 
 
 def test_every_value_type_the_code_names_is_a_value_type() -> None:
-    from kgmem.ingest import attributes, value_statements
-    from kgmem.ingest.values import VALUE_TYPES
+    from kgmem.ingest.extraction import attributes, value_statements
+    from kgmem.ingest.extraction.values import VALUE_TYPES
     from kgmem.retrieve.resolve import ANSWER_TYPES
 
     named = (

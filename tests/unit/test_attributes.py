@@ -1,6 +1,6 @@
-"""Facts as attribute values (kgmem.ingest.attributes, kgmem.ingest.values), the attribute a
-question asks for (kgmem.retrieve.asked) and answerability by it (attribute_verdict). Sentences
-here are written for these tests; none comes from a cases file."""
+"""Facts as attribute values (kgmem.ingest.extraction.attributes, kgmem.ingest.extraction.values),
+the attribute a question asks for (kgmem.retrieve.asked) and answerability by it
+(attribute_verdict). Sentences here are written for these tests; none comes from a cases file."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from kgmem.ingest.attributes import assign_attributes, attribute_key, read_fact
-from kgmem.ingest.supersession import assign_keys, supersession_chain
-from kgmem.ingest.value_statements import ValueExtractor
-from kgmem.ingest.values import find_values, value_type
+from kgmem.ingest.extraction.attributes import assign_attributes, attribute_key, read_fact
+from kgmem.ingest.extraction.supersession import assign_keys, supersession_chain
+from kgmem.ingest.extraction.value_statements import ValueExtractor
+from kgmem.ingest.extraction.values import find_values, value_type
 from kgmem.models import FactRecord, TurnRecord
 from kgmem.retrieve.answerable import Support, attribute_verdict, stems
 from kgmem.retrieve.asked import asked_attribute

@@ -1,5 +1,6 @@
-"""BEAM's layout (`kgmem.ingest.beam`) and the bench's metrics (`kgmem.bench.beam.score_rows`),
-on the small long-turn chat written for these tests (tests/data/beam/1; not BEAM's data)."""
+"""BEAM's layout (`kgmem.ingest.loaders.beam`) and the bench's metrics
+(`kgmem.bench.beam.score_rows`), on the small long-turn chat written for these tests
+(tests/data/beam/1; not BEAM's data)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from kgmem.bench.beam import chat_dirs, score_rows
 from kgmem.errors import MalformedInput
-from kgmem.ingest.beam import chat_file, evidence_ids, load_beam_chat, parse_anchor
+from kgmem.ingest.loaders.beam import chat_file, evidence_ids, load_beam_chat, parse_anchor
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "beam"
 CHAT = DATA / "1"

@@ -1,6 +1,6 @@
 """The chain operator (kgmem.retrieve.chain) on statement facts built by the real write-path
-extractor (kgmem.ingest.relations) from a numbered list; the graph is an in-memory FactSource
-with the semantics of read/chain_entities and read/chain_facts (no server)."""
+extractor (kgmem.ingest.extraction.relations) from a numbered list; the graph is an in-memory
+FactSource with the semantics of read/chain_entities and read/chain_facts (no server)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from kgmem.bench.metrics import substring_exact_match
-from kgmem.ingest.numbered import parse_numbered
-from kgmem.ingest.relations import RelationExtractor
-from kgmem.retrieve.chain import follow_chain
+from kgmem.ingest.extraction.relations import RelationExtractor
+from kgmem.ingest.loaders.numbered import parse_numbered
+from kgmem.retrieve.chain import ChainResult, FactSource, follow_chain
 from kgmem.retrieve.chain_parse import chain_question, compile_question, name_key, unexplained_words
+from kgmem.retrieve.question import read_question
 
 # MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout
 MAB_6K = Path(
@@ -39,6 +40,11 @@ FACTS = """0. The chief executive officer of Acme Corp is Ann Lee.
 12. Zed Ward plays the position of sweeper.
 13. sweeper is associated with the sport of curling.
 """
+
+
+def chain_of(source: FactSource, conversation_id: str, question: str) -> ChainResult:
+    """The chain walk of ``question`` read once, as the read path reads it."""
+    return follow_chain(source, conversation_id, read_question(question))
 
 
 class MemorySource:
@@ -108,7 +114,7 @@ def test_slot_inside_a_cue_is_the_base() -> None:
 
 
 def test_current_value_wins_per_hop_and_each_hop_cites_its_turn(source: MemorySource) -> None:
-    res = follow_chain(
+    res = chain_of(
         source,
         "t",
         "Which city is the capital of the country where the CEO of Acme Corp is a citizen?",
@@ -122,31 +128,31 @@ def test_current_value_wins_per_hop_and_each_hop_cites_its_turn(source: MemorySo
 
 
 def test_current_value_of_a_superseded_key(source: MemorySource) -> None:
-    res = follow_chain(source, "t", "What is the capital of Freedonia?")
+    res = chain_of(source, "t", "What is the capital of Freedonia?")
     assert (res.answer, _lines(res)) == ("New Town", ["L8"])
 
 
 def test_older_value_only_when_the_current_one_leads_nowhere(source: MemorySource) -> None:
-    res = follow_chain(
+    res = chain_of(
         source,
         "t",
         "Which continent is the country of citizenship of the CEO of Acme Corp located in?",
     )
     assert res.answer == "Europe"
     assert all(h.latest for h in res.hops)
-    res = follow_chain(
+    res = chain_of(
         source, "t", "What is the capital of the country of citizenship of the spouse of Lia Moss?"
     )
     assert res.answer == "Port Sol"
 
 
 def test_synonym_added_hop_and_answer_type(source: MemorySource) -> None:
-    res = follow_chain(
+    res = chain_of(
         source, "t", "Which country is the birthplace of the sport associated with Kim Ode?"
     )
     assert res.answer == "Freedonia"
     assert any("synonym country_of_origin" in r for r in res.relaxations)
-    res = follow_chain(
+    res = chain_of(
         source, "t", "Which country did the sport of the position played by Zed Ward come from?"
     )
     assert res.answer == "Freedonia"
@@ -154,13 +160,13 @@ def test_synonym_added_hop_and_answer_type(source: MemorySource) -> None:
 
 
 def test_unknown_base_gives_no_answer(source: MemorySource) -> None:
-    res = follow_chain(source, "t", "What is the capital of Atlantis?")
+    res = chain_of(source, "t", "What is the capital of Atlantis?")
     assert res.answer is None and res.score == 0.0 and res.hops == []
 
 
 def test_resolution_is_deterministic(source: MemorySource) -> None:
     q = "Which language does the spouse of Lia Moss speak?"
-    assert {follow_chain(source, "t", q).answer for _ in range(3)} == {"Sylvanian"}
+    assert {chain_of(source, "t", q).answer for _ in range(3)} == {"Sylvanian"}
 
 
 def test_lexicon_has_no_benchmark_only_cue() -> None:
@@ -176,7 +182,7 @@ def test_6k_targets_in_memory() -> None:
         name = row["metadata"]["source"]
         src = MemorySource(name, row["context"])
         scores = [
-            substring_exact_match(follow_chain(src, name, q).answer or "", golds)
+            substring_exact_match(chain_of(src, name, q).answer or "", golds)
             for q, golds in zip(row["questions"], row["answers"], strict=True)
         ]
         accuracy = 100.0 * sum(scores) / len(scores)

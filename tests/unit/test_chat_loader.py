@@ -1,5 +1,5 @@
-"""The generic chat loader (`kgmem.ingest.chat`): what a good file becomes, and that every bad
-file raises a typed `InputError` naming the file, conversation and turn."""
+"""The generic chat loader (`kgmem.ingest.loaders.chat`): what a good file becomes, and that every
+bad file raises a typed `InputError` naming the file, conversation and turn."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kgmem.errors import DateParseError, InputError, MalformedInput
-from kgmem.ingest.chat import load_chat, parse_chat_conversation
+from kgmem.ingest.loaders.chat import load_chat, parse_chat_conversation
 from tests.strategies import DATA, INJECTION_STRINGS
 
 BAD = DATA / "bad"

@@ -80,3 +80,33 @@ def test_a_bad_engine_config_is_a_config_error(shipped: Settings) -> None:
         EngineConfig(fact_sources="all")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="allowed: dense_turns"):
         Planner(windows=3)
+
+
+KNOBS = {
+    "adjacent_top": 5,
+    "current_bonus": 0.25,
+    "pool_holder": 7,
+    "fulltext_filtered_factor": 3,
+    "fulltext_filtered_max": 99,
+    "chain_hops": 2,
+    "chain_versions": 1,
+    "max_instructions": 2,
+    "instruction_similarity": 0.5,
+}
+
+
+@pytest.mark.parametrize("name", sorted(KNOBS))
+def test_a_read_knob_set_in_settings_reaches_the_engine(shipped: Settings, name: str) -> None:
+    config = EngineConfig.from_settings(shipped.model_copy(update={name: KNOBS[name]}))
+    holder = config.weights if name == "adjacent_top" else config
+    assert getattr(holder, name) == KNOBS[name]
+    assert (
+        getattr(EngineConfig().weights if name == "adjacent_top" else EngineConfig(), name)
+        != (KNOBS[name])
+    )
+
+
+def test_chain_and_stateful_hop_limits_are_two_settings(shipped: Settings) -> None:
+    assert {"chain_hops", "max_hops"} <= set(Settings.model_fields)
+    config = EngineConfig.from_settings(shipped.model_copy(update={"chain_hops": 3}))
+    assert (config.chain_hops, config.max_hops) == (3, shipped.max_hops)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgmem.errors import DateParseError, InputError
-from kgmem.ingest.dates import resolve_time
+from kgmem.ingest.extraction.dates import resolve_time
 from kgmem.time import parse_session_datetime
 
 

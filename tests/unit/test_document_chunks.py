@@ -1,5 +1,5 @@
 """Documents as sources without a server: reading and refusing files, sections and chunks,
-content hashes and the re-ingest plan (`kgmem.ingest.documents`)."""
+content hashes and the re-ingest plan (`kgmem.ingest.loaders.documents`)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from kgmem.errors import DocumentRejected, MalformedInput
-from kgmem.ingest.document_chunks import CHUNK_CHARS, chunk_markdown, chunk_text
-from kgmem.ingest.documents import (
+from kgmem.ingest.document_writes import plan_document
+from kgmem.ingest.loaders.document_chunks import CHUNK_CHARS, chunk_markdown, chunk_text
+from kgmem.ingest.loaders.documents import (
     MAX_DOCUMENT_BYTES,
     MAX_DOCUMENT_CHARS,
     MAX_PDF_BYTES,
     load_document,
-    plan_document,
 )
 from kgmem.turns import is_document_turn, turn_id
 

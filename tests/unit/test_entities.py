@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kgmem.ingest.entities import EntityResolver, is_non_entity, ner_type, slugify
+from kgmem.ingest.extraction.entities import EntityResolver, is_non_entity, ner_type, slugify
 
 CID = "conv-x"
 ID_SHAPE = re.compile(r"^conv-x:e:(person|place|organization|work|date|other):[\w-]+$")
@@ -144,7 +144,7 @@ def test_read_path_rebuilds_and_looks_up_without_creating() -> None:
     ],
 )
 def test_abstract_nouns_by_vocabulary_or_suffix_are_not_concepts(noun: str) -> None:
-    from kgmem.ingest.entities import is_abstract_noun, is_concept_noun
+    from kgmem.ingest.extraction.entities import is_abstract_noun, is_concept_noun
 
     assert is_abstract_noun(noun)
     assert not is_concept_noun(noun)
@@ -152,7 +152,7 @@ def test_abstract_nouns_by_vocabulary_or_suffix_are_not_concepts(noun: str) -> N
 
 @pytest.mark.parametrize("noun", ["back", "guts", "heart", "face"])
 def test_body_part_idioms_are_not_concepts(noun: str) -> None:
-    from kgmem.ingest.entities import is_concept_noun
+    from kgmem.ingest.extraction.entities import is_concept_noun
 
     assert not is_concept_noun(noun)
 
@@ -173,14 +173,14 @@ def test_body_part_idioms_are_not_concepts(noun: str) -> None:
     ],
 )
 def test_concrete_nouns_with_abstract_looking_endings_stay_concepts(noun: str) -> None:
-    from kgmem.ingest.entities import is_concept_noun
+    from kgmem.ingest.extraction.entities import is_concept_noun
 
     assert is_concept_noun(noun)
 
 
 @pytest.mark.parametrize("word", ["loads", "lots", "kinds", "bunch"])
 def test_partitive_heads_are_not_concepts(word: str) -> None:
-    from kgmem.ingest.entities import is_concept_noun
+    from kgmem.ingest.extraction.entities import is_concept_noun
 
     assert not is_concept_noun(word)
 

@@ -1,10 +1,10 @@
-"""Event grouping rule (kgmem.ingest.events)."""
+"""Event grouping rule (kgmem.ingest.extraction.events)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kgmem.ingest.events import group_events
+from kgmem.ingest.extraction.events import group_events
 from kgmem.models import FactRecord, TimeInterval
 
 DAY = TimeInterval(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kgmem.ingest.extract import (
+from kgmem.ingest.extraction.extract import (
     SERIAL_STRIDE,
     Extraction,
     SpacyExtractor,
@@ -68,7 +68,8 @@ def test_first_person_resolves_to_the_speaker(extractor: SpacyExtractor) -> None
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("kgmem.ingest.dates") is None, reason="dates module not yet present"
+    importlib.util.find_spec("kgmem.ingest.extraction.dates") is None,
+    reason="dates module not yet present",
 )
 def test_relative_date_resolves_against_the_session_date(extractor: SpacyExtractor) -> None:
     result = _run(extractor, ("Melanie", "I went hiking yesterday."))

@@ -10,7 +10,7 @@ import pytest
 
 from kgmem.bench.gold import is_plain_answer, load_corrections
 from kgmem.errors import MalformedInput
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.loaders.locomo import load_locomo
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "small_locomo.json"
 

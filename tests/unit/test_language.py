@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from kgmem.ingest.language import language_of, note_languages, note_report, prose_of
+from kgmem.ingest.extraction.language import language_of, note_languages, note_report, prose_of
 
 
 @pytest.mark.parametrize(
@@ -44,7 +44,7 @@ def test_code_is_not_prose_but_the_words_around_it_are() -> None:
 
 
 def test_one_warning_per_conversation(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="kgmem.ingest.language"):
+    with caplog.at_level(logging.WARNING, logger="kgmem.ingest.extraction.language"):
         note_languages("lang-unit-a", ["en", None])
         note_languages("lang-unit-b", ["th", "en"])
         note_languages("lang-unit-b", ["hi"])
@@ -56,7 +56,7 @@ def test_one_warning_per_conversation(caplog: pytest.LogCaptureFixture) -> None:
 def test_one_odd_turn_does_not_make_a_conversation_foreign(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="kgmem.ingest.language"):
+    with caplog.at_level(logging.WARNING, logger="kgmem.ingest.extraction.language"):
         note_languages("lang-unit-c", ["en"] * 30 + ["it"])
     assert not caplog.records
 
@@ -66,7 +66,7 @@ def test_an_ingest_is_judged_by_its_counts(caplog: pytest.LogCaptureFixture) -> 
 
     quiet = IngestReport(conversation_id="lang-unit-d", languages={"en": 30, "it": 1})
     loud = IngestReport(conversation_id="lang-unit-e", languages={"th": 3, "en": 1})
-    with caplog.at_level(logging.WARNING, logger="kgmem.ingest.language"):
+    with caplog.at_level(logging.WARNING, logger="kgmem.ingest.extraction.language"):
         note_report("lang-unit-d", quiet)
         note_report("lang-unit-e", loud)
     assert [r.getMessage().split("'")[1] for r in caplog.records] == ["lang-unit-e"]

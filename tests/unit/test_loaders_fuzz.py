@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kgmem.errors import DateParseError, InputError, KgmemError
-from kgmem.ingest.chat import load_chat, parse_chat_conversation
-from kgmem.ingest.dates import resolve_time
-from kgmem.ingest.locomo import load_locomo
+from kgmem.ingest.extraction.dates import resolve_time
+from kgmem.ingest.loaders.chat import load_chat, parse_chat_conversation
+from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.models import ConversationRecord
 from kgmem.retrieve.plan import plan
 from kgmem.time import parse_session_datetime

@@ -1,5 +1,6 @@
-"""The LoCoMo loader (`kgmem.ingest.locomo`, Maharana et al., ACL 2024 layout): turns, captions,
-annotation facts, questions and gold ids from a hand-made sample; typed errors for bad files."""
+"""The LoCoMo loader (`kgmem.ingest.loaders.locomo`, Maharana et al., ACL 2024 layout): turns,
+captions, annotation facts, questions and gold ids from a hand-made sample; typed errors for bad
+files."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from kgmem.errors import DateParseError, InputError, MalformedInput
-from kgmem.ingest.locomo import load_locomo, parse_locomo_sample
+from kgmem.ingest.loaders.locomo import load_locomo, parse_locomo_sample
 from kgmem.turns import turn_text
 from tests.strategies import DATA
 

@@ -22,7 +22,7 @@ from kgmem.bench.metrics import (
     substring_exact_match,
     summarize,
 )
-from kgmem.ingest.locomo import normalize_evidence
+from kgmem.ingest.loaders.locomo import normalize_evidence
 
 VALID = {"D1:3", "D8:6", "D9:17", "D11:26", "D30:5", "D2:1"}
 

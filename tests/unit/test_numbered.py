@@ -1,5 +1,5 @@
 """Numbered fact lists as conversations, and the statement extractor of the write path
-(kgmem.ingest.numbered, kgmem.ingest.relations, kgmem.lexicon; no server)."""
+(kgmem.ingest.loaders.numbered, kgmem.ingest.extraction.relations, kgmem.lexicon; no server)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from kgmem.errors import MalformedInput
-from kgmem.ingest.numbered import SPEAKER, START, load_numbered, parse_numbered
-from kgmem.ingest.relations import RelationExtractor, match_statement
-from kgmem.ingest.supersession import supersession_chain
+from kgmem.ingest.extraction.relations import RelationExtractor, match_statement
+from kgmem.ingest.extraction.supersession import supersession_chain
+from kgmem.ingest.loaders.numbered import SPEAKER, START, load_numbered, parse_numbered
 from kgmem.lexicon import lexicon, parse_lexicon
 
 # MemoryAgentBench 6K: KGMEM_MAB_FILE, else ../shared/data/... beside the checkout

@@ -1,6 +1,6 @@
-"""What of a turn the fact extractor parses (kgmem.ingest.prose)."""
+"""What of a turn the fact extractor parses (kgmem.ingest.extraction.prose)."""
 
-from kgmem.ingest.prose import parsed_prose
+from kgmem.ingest.extraction.prose import parsed_prose
 
 
 def test_plain_text_within_budget_is_parsed_as_written() -> None:

@@ -1,4 +1,4 @@
-"""Long turns as passages (`kgmem.ingest.passages`): how a turn is cut, that nothing but
+"""Long turns as passages (`kgmem.ingest.extraction.passages`): how a turn is cut, that nothing but
 whitespace is left out, that a short turn is one passage embedded as before."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from kgmem.ingest.passages import (
+from kgmem.ingest.extraction.passages import (
     OVERLAP_CHARS,
     PASSAGE_CHARS,
     embed_turn_texts,

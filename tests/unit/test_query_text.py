@@ -3,7 +3,7 @@ name and stop words left out, so they do not drown what is asked)."""
 
 from __future__ import annotations
 
-from kgmem.retrieve.linked import strip_names
+from kgmem.retrieve.names import strip_names
 from kgmem.retrieve.question import question_words
 
 

@@ -1,5 +1,5 @@
-"""Supersession by the trained relation decision (`kgmem.ingest.relation_keys`), pure: a fixed
-model stands in for the shipped one so each guard is tested on its own."""
+"""Supersession by the trained relation decision (`kgmem.ingest.extraction.relation_keys`), pure: a
+fixed model stands in for the shipped one so each guard is tested on its own."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from kgmem.ingest.relation_keys import ADOPT_SCORE, adopt_keys
-from kgmem.ingest.supersession import assign_keys, supersession_chain
+from kgmem.ingest.extraction.relation_keys import ADOPT_SCORE, adopt_keys
+from kgmem.ingest.extraction.supersession import assign_keys, supersession_chain
 from kgmem.models import FactRecord
 from kgmem.truth.corpus import LABELS
 from kgmem.truth.weights import LinearModel, TruthModels, shipped_models

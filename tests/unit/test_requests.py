@@ -1,4 +1,4 @@
-"""Memory requests (kgmem.ingest.requests): the grammar, the matching and its limits.
+"""Memory requests (kgmem.ingest.requests.rules): the grammar, the matching and its limits.
 
 Wrongly forgetting is data loss, so most of this file is sentences that must delete nothing.
 Detection is pure (a spaCy parse); matching uses the real sentence embedder.
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from kgmem.embed import Embedder
-from kgmem.ingest.nlp import load_pipeline
-from kgmem.ingest.request_grammar import FORGOTTEN, detect, topic_request, values
-from kgmem.ingest.requests import RequestPolicy, plan_requests
+from kgmem.ingest.extraction.nlp import load_pipeline
+from kgmem.ingest.requests.grammar import FORGOTTEN, detect, topic_request, values
+from kgmem.ingest.requests.rules import RequestPolicy, plan_requests
 from kgmem.models import TurnRecord
 from kgmem.roles import role_of
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kgmem.retrieve.resolve import CURRENT_BONUS, relevant_rows, resolve_current
+from kgmem.config import shipped_default
+from kgmem.retrieve.question import read_question
+from kgmem.retrieve.resolve import relevant_rows, resolve_current
 from kgmem.retrieve.score import Candidate
+
+CURRENT_BONUS = shipped_default("current_bonus")
 
 
 def row(fid: str, key: str, serial: int, cites: list[str]) -> dict[str, object]:
@@ -60,7 +64,9 @@ def test_turn_citing_winner_and_loser_is_not_penalised() -> None:
 
 def test_relevant_rows_filters_by_named_family() -> None:
     rows = [row("r", "ana|residence", 1, []), row("e", "ana|employer", 1, [])]
-    assert [r["fact_id"] for r in relevant_rows("Where does Ana live now?", rows)] == ["r"]
+    assert [
+        r["fact_id"] for r in relevant_rows(read_question("Where does Ana live now?"), rows)
+    ] == ["r"]
     # a question that names no family picks no key (so "still run on Sundays" must not
     # be ranked by the drink decision)
-    assert relevant_rows("What is new with Ana?", rows) == []
+    assert relevant_rows(read_question("What is new with Ana?"), rows) == []

@@ -19,9 +19,7 @@ MAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 JUNE = datetime(2023, 6, 9, 19, 55, tzinfo=UTC)
 
 #: the brief's first cut (fact 0.2) with no generator signals, the weights these cases use
-FIRST_CUT = ScoreWeights(
-    fact=0.2, adjacent=0.06, time=0.05, date=0.2, fact_floor=0.0, signals=()
-)
+FIRST_CUT = ScoreWeights(fact=0.2, adjacent=0.06, time=0.05, date=0.2, fact_floor=0.0, signals=())
 
 
 def cand(
@@ -117,22 +115,24 @@ def test_merge_keeps_best_fact_and_union_of_generators() -> None:
 
 def test_fact_floor_rewards_matching_not_having_a_fact() -> None:
     w = ScoreWeights(fact=1.0, adjacent=0.0, time=0.0, date=0.0, fact_floor=1.0, signals=())
+    texts = {
+        "none": "I always format code with black first.",  # no fact: its text is the evidence
+        "weak": "We went over the plans with the builder.",  # a weaker fact than its text
+        "good": "The budget is capped at eighteen thousand euros.",
+        "asks": "Which trail shoes should I buy for the mud?",  # only asks: no stand-in
+        "short": "Welcome to Ghent!",  # too short to stand in
+    }
     pool = [
-        cand("no fact", 0, 0.60),  # the turn itself is the evidence: 0.60 + 0.60
-        cand("weak fact", 1, 0.50, fact=0.30),  # max(0.30, 0.50): 0.50 + 0.50
-        cand("good fact", 2, 0.40, fact=0.70),  # 0.40 + 0.70
-        cand("Which shoes should I buy?", 3, 0.90),  # only asks: no stand-in, 0.90
+        replace(cand("none", 0, 0.60), text=texts["none"]),  # 0.60 + 0.60
+        replace(cand("weak", 1, 0.50, fact=0.30), text=texts["weak"]),  # 0.50 + max(.30, .50)
+        replace(cand("good", 2, 0.40, fact=0.70), text=texts["good"]),  # 0.40 + 0.70
+        replace(cand("asks", 3, 0.90), text=texts["asks"]),  # 0.90
+        replace(cand("short", 4, 0.80), text=texts["short"]),  # 0.80
     ]
     scores = {h.turn_id: h.score for h in score_candidates(pool, w)}
     assert scores == pytest.approx(
-        {"no fact": 1.2, "weak fact": 1.0, "good fact": 1.1, "Which shoes should I buy?": 0.9}
+        {"none": 1.2, "weak": 1.0, "good": 1.1, "asks": 0.9, "short": 0.8}
     )
     # at 0 the term is the citing fact alone, as before the floor existed
     off = {h.turn_id: h.score for h in score_candidates(pool, replace(w, fact_floor=0.0))}
-    assert off == pytest.approx(
-        {"no fact": 0.6, "weak fact": 0.8, "good fact": 1.1, "Which shoes should I buy?": 0.9}
-    )
-    # the question names who holds the answer: only their turns stand in for a fact
-    other = replace(pool[0], turn_id="other's", speaker="B", fact_cosine=None)
-    held = {h.turn_id: h.score for h in score_candidates([pool[0], other], w, holders=frozenset("A"))}
-    assert held == pytest.approx({"no fact": 1.2, "other's": 0.6})
+    assert off == pytest.approx({"none": 0.6, "weak": 0.8, "good": 1.1, "asks": 0.9, "short": 0.8})

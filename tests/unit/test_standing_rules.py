@@ -1,5 +1,6 @@
-"""Standing instructions, conflicts and time order: the pure rules (`kgmem.ingest.standing`,
-`kgmem.retrieve.standing`), with the shipped truth weights and hand-made vectors; no server."""
+"""Standing instructions, conflicts and time order: the pure rules
+(`kgmem.ingest.extraction.standing`, `kgmem.retrieve.standing`), with the shipped truth weights and
+hand-made vectors; no server."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from kgmem.config import shipped_default
 from kgmem.errors import MalformedInput
-from kgmem.ingest.standing import (
+from kgmem.ingest.extraction.standing import (
     Standing,
     StandingTurn,
     conflicts,
@@ -21,7 +23,6 @@ from kgmem.ingest.standing import (
 )
 from kgmem.models import Hit
 from kgmem.retrieve.standing import (
-    MAX_INSTRUCTIONS,
     _with_partners,
     applicable,
     asks_order,
@@ -120,7 +121,8 @@ def test_applicable_by_typed_scope_or_similarity_and_at_most_five() -> None:
     assert applicable(rows(), unit(0, 0, 1), "What is the weather?") == []
     assert [i["turn_id"] for i in applicable(rows(), None, None)] == ["c:2", "c:8"]
     many = [dict(rows()[0], id=f"c:{n}#instruction", turn_id=f"c:{n}") for n in range(9)]
-    assert len(applicable(many, unit(1, 0), "write the code")) == MAX_INSTRUCTIONS
+    served = applicable(many, unit(1, 0), "write the code")
+    assert len(served) == shipped_default("max_instructions")
 
 
 def test_ordering_questions_and_the_order_argument() -> None:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kgmem.ingest.supersession import (
+from kgmem.ingest.extraction.supersession import (
     SINGLE_VALUED,
     assign_keys,
     current,
@@ -210,7 +210,7 @@ def _xf(fid: str, serial: int, relation: str, obj: str, text: str) -> FactRecord
 
 
 def test_same_event_told_twice_supersedes_nothing() -> None:
-    from kgmem.ingest.supersession import supersession_chain
+    from kgmem.ingest.extraction.supersession import supersession_chain
 
     a = _xf("a", 1, "lose", "c:e:concept:job", "Gina lost Gina's job at Door Dash")
     b = _xf("b", 2, "lose", "c:e:concept:job", "Gina lost Gina's job")
@@ -218,7 +218,7 @@ def test_same_event_told_twice_supersedes_nothing() -> None:
 
 
 def test_continuation_cue_confirms_and_the_next_change_ends_the_whole_run() -> None:
-    from kgmem.ingest.supersession import supersession_chain
+    from kgmem.ingest.extraction.supersession import supersession_chain
 
     a = _xf("a", 1, "work_on", "c:e:concept:dance-studio", "Jon is working on the dance studio")
     b = _xf("b", 2, "work_on", "c:e:concept:biz", "Jon is still working on Jon's biz")
@@ -227,7 +227,7 @@ def test_continuation_cue_confirms_and_the_next_change_ends_the_whole_run() -> N
 
 
 def test_change_verb_naming_the_same_thing_is_still_a_change() -> None:
-    from kgmem.ingest.supersession import supersession_chain
+    from kgmem.ingest.extraction.supersession import supersession_chain
 
     a = _xf("a", 1, "lose", "c:e:concept:job", "Gina lost Gina's job")
     b = _xf("b", 2, "quit", "c:e:concept:job", "Gina quit Gina's job")
@@ -235,7 +235,7 @@ def test_change_verb_naming_the_same_thing_is_still_a_change() -> None:
 
 
 def test_numbered_statements_always_chain() -> None:
-    from kgmem.ingest.supersession import supersession_chain
+    from kgmem.ingest.extraction.supersession import supersession_chain
 
     a = _xf("a", 1, "work_at", "Acme", "Gina works at Acme").model_copy(update={"source": "manual"})
     b = _xf("b", 2, "work_at", "Acme", "Gina works at Acme").model_copy(update={"source": "manual"})

@@ -1,11 +1,11 @@
-"""Pure logic of one person across an owner's threads (kgmem.ingest.threads)."""
+"""Pure logic of one person across an owner's threads (kgmem.ingest.writing.threads)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kgmem.ingest.extract import Extraction
-from kgmem.ingest.threads import (
+from kgmem.ingest.extraction.extract import Extraction
+from kgmem.ingest.writing.threads import (
     conversation_of,
     drop_document_persons,
     owner_links,

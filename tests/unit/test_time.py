@@ -1,5 +1,5 @@
 """One grammar of time (kgmem.time) through both paths' public entry points: the write path's
-`kgmem.ingest.dates.resolve_time` (a turn against its session date) and the read path's
+`kgmem.ingest.extraction.dates.resolve_time` (a turn against its session date) and the read path's
 `kgmem.retrieve.plan.plan` (a question against the moment it is asked). Every expected interval
 is computed by hand below: ``[start, end)`` in UTC with its granularity."""
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from kgmem.ingest.dates import resolve_time
+from kgmem.ingest.extraction.dates import resolve_time
 from kgmem.retrieve.plan import plan
 from kgmem.time import MONTHS, NUMBERS, SEASONS, WEEKDAYS, calendar_interval, interpret_phrase
 

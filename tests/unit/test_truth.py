@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from kgmem.ingest.extract import SpacyExtractor
-from kgmem.ingest.supersession import (
+from kgmem.ingest.extraction.extract import SpacyExtractor
+from kgmem.ingest.extraction.supersession import (
     assign_keys,
     change_cue,
     classify,
@@ -18,8 +18,9 @@ from kgmem.ingest.supersession import (
 )
 from kgmem.models import FactRecord, Hit, TurnRecord
 from kgmem.retrieve.answerable import Support, content_terms, judge, stems
+from kgmem.retrieve.names import EntityIndex
 from kgmem.retrieve.plan import plan
-from kgmem.retrieve.question import read_question
+from kgmem.retrieve.question import Question, read_question
 from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 
 AT = datetime(2025, 9, 15, 18, 0, tzinfo=UTC)  # a Monday
@@ -206,15 +207,20 @@ def test_order_hits_puts_the_chosen_value_above_the_stale_one() -> None:
 
 def test_relevant_rows_need_a_named_family() -> None:
     rows = [{"key": "leni|drink"}, {"key": "bram|owned|bike"}]
-    assert relevant_rows("Does Leni still run on Sundays?", rows) == []
-    assert relevant_rows("What does Leni drink now?", rows) == [rows[0]]
-    assert relevant_rows("What bike does Bram own?", rows) == [rows[1]]
+    assert relevant_rows(read_question("Does Leni still run on Sundays?"), rows) == []
+    assert relevant_rows(read_question("What does Leni drink now?"), rows) == [rows[0]]
+    assert relevant_rows(read_question("What bike does Bram own?"), rows) == [rows[1]]
 
 
 def _support(*facts: tuple[str, str], turns: tuple[str, ...] = ()) -> Support:
     rows = [{"kind": "fact", "subject": s, "text": t} for s, t in facts]
     rows += [{"kind": "turn", "subject": None, "text": t} for t in turns]
     return Support.from_rows(rows)
+
+
+def _read(question: str) -> Question:
+    """``question`` read with Uma resolved as a person (her name is then no key term)."""
+    return read_question(question, entities=EntityIndex([("Uma", "uma", "person")]))
 
 
 def test_answerability_swap_and_nowhere() -> None:
@@ -224,12 +230,12 @@ def test_answerability_swap_and_nowhere() -> None:
         turns=("My dog Rufus chewed through my slippers again.",),
     )
     uma = [("uma", "Uma")]
-    assert judge("What is Uma's dog called?", uma, sup).answerable
-    parrot = judge("What is Uma's parrot called?", uma, sup)
+    assert judge(_read("What is Uma's dog called?"), uma, sup).answerable
+    parrot = judge(_read("What is Uma's parrot called?"), uma, sup)
     assert not parrot.answerable and parrot.unsupported == ("parrot",)
-    swap = judge("What did Uma realize after her charity race?", uma, sup)
+    swap = judge(_read("What did Uma realize after her charity race?"), uma, sup)
     assert not swap.answerable and "another person" in swap.reason
-    assert judge("Who ran a charity race?", [], sup).answerable  # names no person
+    assert judge(_read("Who ran a charity race?"), [], sup).answerable  # names no person
 
 
 def test_support_coverage_equals_a_scan_of_every_fact() -> None:
@@ -279,5 +285,3 @@ def test_a_plan_is_memory_for_the_present_and_future_not_the_past() -> None:
     assert past.state == "past"
     verdict = judge(past, uma, sup)
     assert not verdict.in_memory and not verdict.answerable
-    # a plain string has no reading of its tense: plans stay out, as before
-    assert not judge("What did Uma bake for the party?", uma, sup).in_memory

@@ -12,7 +12,7 @@ It grows one store step by step and measures at each step:
    plus Gaussian noise (``noise`` per component), renormalised: every tenant sits in the same
    semantic region as the others, the hard case for a filter inside a vector index. Nothing is
    embedded or extracted again: the template is read back once (``bench/scale_template``) and
-   copied through `kgmem.ingest.writer.BulkWriter` (the ``write/merge_*`` statements, one
+   copied through `kgmem.ingest.writing.writer.BulkWriter` (the ``write/merge_*`` statements, one
    transaction per batch of ``batch_size`` rows).
 3. **One long conversation** (``scale-long``), grown to each length of ``long_lengths``
    (default 1,000, 10,000, 50,000 turns) by concatenating perturbed copies of the dev

@@ -5,7 +5,7 @@ A copy keeps the turns of a slice with everything that cites or links them (fact
 mentions, events, ``SUPERSEDES`` pairs) under a fresh conversation id, with the stored
 embeddings plus Gaussian noise, renormalised (`perturb`): every tenant sits in the same
 semantic region as the others, the hard case for a filter inside a vector index. Copies are
-written through `kgmem.ingest.writer.BulkWriter` (the ``write/merge_*`` statements).
+written through `kgmem.ingest.writing.writer.BulkWriter` (the ``write/merge_*`` statements).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgmem.errors import ConfigError
-from kgmem.ingest.writer import BulkWriter
+from kgmem.ingest.writing.writer import BulkWriter
 from kgmem.models import (
     EntityRecord,
     EventRecord,
@@ -130,8 +130,8 @@ def read_template(store: Store, conversation_id: str) -> Template:
 
 
 def _own_entities(row: dict[str, Any], cid: str) -> dict[str, Any]:
-    """The template with an owner's shared entities (`kgmem.ingest.threads`) renamed into the
-    conversation's own id form, so a copy gets entities of its own, as an ownerless
+    """The template with an owner's shared entities (`kgmem.ingest.writing.threads`) renamed into
+    the conversation's own id form, so a copy gets entities of its own, as an ownerless
     conversation's copy does."""
     prefixes = {
         f"{entity_scope(cid, e['owner'])}:e:" for e in row["entities"] if e.get("owner") is not None

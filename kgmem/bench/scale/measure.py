@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from kgmem.api import Memory
 from kgmem.bench.metrics import percentile
 from kgmem.bench.scale.generator import Vectors
+from kgmem.config import DEFAULT_K
 from kgmem.errors import StoreError
 from kgmem.models import QuestionRecord
 from kgmem.retrieve import generators as gen
@@ -50,7 +51,12 @@ class Searcher(Protocol):
     """What the latency measurement needs of the shipped engine (`Memory.engine`)."""
 
     def search(
-        self, query: str, conversation_id: str, k: int = 10, *, embedding: Vectors | None = None
+        self,
+        query: str,
+        conversation_id: str,
+        k: int = DEFAULT_K,
+        *,
+        embedding: Vectors | None = None,
     ) -> SearchResult: ...
 
 
@@ -107,7 +113,7 @@ def exact_ids(store: Store, conversation_id: str, vector: Vectors, k: int) -> li
 
 
 def bm25_sets(
-    store: Store, conversation_id: str, question: str, vector: Vectors, k: int = 10
+    store: Store, conversation_id: str, question: str, vector: Vectors, k: int = DEFAULT_K
 ) -> Sets:
     """A question's BM25 top-``k`` inside one tenant (``read/linked_read``, fulltext only):
     the turn ids from the turn index and the fact ids from the fact index."""

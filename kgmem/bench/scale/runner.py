@@ -37,8 +37,8 @@ from kgmem.bench.scale.measure import (
     store_sizes,
 )
 from kgmem.errors import ConfigError
-from kgmem.ingest.locomo import load_locomo
-from kgmem.ingest.writer import BulkWriter
+from kgmem.ingest.loaders.locomo import load_locomo
+from kgmem.ingest.writing.writer import BulkWriter
 from kgmem.models import QuestionRecord
 
 __all__ = ["SCHEMA", "ScaleConfig", "run_scale_bench"]
