@@ -52,6 +52,37 @@ def fit_temperature(logits: npt.NDArray[np.float64], gold: npt.NDArray[np.int64]
     return best
 
 
+ACTING = ("forget", "dont_keep", "forget_replace")
+"""The request decision's classes the write path acts on (`kgmem.ingest.request_decision`)."""
+PRECISION = 0.95
+"""Least dev precision of an acting request class at the chosen threshold."""
+
+
+def acting_threshold(
+    probs: npt.NDArray[np.float32], gold: list[str], labels: tuple[str, ...]
+) -> dict[str, float | int | None]:
+    """The least threshold on the calibrated probability of the predicted class at which the
+    acting predictions (predicted class in `ACTING`, probability at or above it) are the gold
+    class with precision at least `PRECISION` on ``probs``' rows, and that precision and recall
+    (of the rows whose gold class acts); threshold None when none reaches it."""
+    best = probs.argmax(axis=1)
+    score = probs.max(axis=1)
+    acts = np.array([labels[i] in ACTING for i in best])
+    right = np.array([labels[i] == g for i, g in zip(best, gold, strict=True)])
+    positives = sum(g in ACTING for g in gold)
+    for t in np.round(np.arange(0.5, 1.0, 0.01), 2):
+        chosen = acts & (score >= t)
+        if chosen.any() and right[chosen].mean() >= PRECISION:
+            hits = int((chosen & right).sum())
+            return {
+                "threshold": float(t),
+                "precision": round(float(right[chosen].mean()), 4),
+                "recall": round(hits / max(1, positives), 4),
+                "acting": int(chosen.sum()),
+            }
+    return {"threshold": None, "precision": None, "recall": 0.0, "acting": 0}
+
+
 def fit_decision(
     decision: str, train: tuple[Any, list[str]], dev: tuple[Any, list[str]]
 ) -> tuple[LinearModel, dict[str, Any]]:
@@ -75,8 +106,11 @@ def fit_decision(
     logits = dx.astype(np.float64) @ weights.T.astype(np.float64) + bias
     gold = np.array([labels.index(label) for label in dy])
     temperature = fit_temperature(logits, gold)
-    info = {"C": SETTINGS[decision]["C"], "train_rows": len(y), "dev_rows": len(dy)}
-    return LinearModel(labels, weights, bias, temperature), info
+    info: dict[str, Any] = {"C": SETTINGS[decision]["C"], "train_rows": len(y), "dev_rows": len(dy)}
+    model_out = LinearModel(labels, weights, bias, temperature)
+    if decision == "request":
+        info["acting_on_dev"] = acting_threshold(model_out.probabilities(dx), dy, labels)
+    return model_out, info
 
 
 def default_cache() -> Path:
