@@ -84,11 +84,11 @@ def _stored(memory: Memory, cid: str) -> dict[str, dict[str, Any]]:
 def test_a_decided_forget_removes_what_it_names(
     memory: Memory, cid: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fixed(monkeypatch, {DROP_GYM: ("forget", 0.97)})
+    _fixed(monkeypatch, {DROP_GYM: ("forget", 0.995)})
     request = [("b1", "user", DROP_GYM), ("b2", "assistant", "Done.")]
     report = memory.add_conversation(_conversation(cid, GYM, request), facts="extracted")
     assert report.removed == [f"{cid}:a1"]
-    assert report.requests[0]["decided"] == ["forget", 0.97]
+    assert report.requests[0]["decided"] == ["forget", 0.995]
     turns = _stored(memory, cid)
     assert set(turns) == {"a2", "a3", "b1", "b2"}
     assert turns["b1"]["request"] is True
@@ -109,7 +109,7 @@ def test_below_the_threshold_nothing_happens(
 def test_a_decided_dont_keep_is_not_stored(
     memory: Memory, cid: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fixed(monkeypatch, {PRIVATE: ("dont_keep", 0.98)})
+    _fixed(monkeypatch, {PRIVATE: ("dont_keep", 0.995)})
     turns = [("a1", "user", PRIVATE), ("a2", "assistant", "Of course."), *GYM[2:]]
     report = memory.add_conversation(_conversation(cid, turns), facts="extracted")
     assert report.withheld == [f"{cid}:a1"]
@@ -121,7 +121,7 @@ def test_a_decided_dont_keep_is_not_stored(
 def test_a_decided_forget_and_replace_keeps_the_new_value(
     memory: Memory, cid: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fixed(monkeypatch, {REPLACE: ("forget_replace", 0.95)})
+    _fixed(monkeypatch, {REPLACE: ("forget_replace", 0.99)})
     request = [("b1", "user", REPLACE), ("b2", "assistant", "Updated.")]
     report = memory.add_conversation(_conversation(cid, PHONE, request), facts="extracted")
     assert report.removed == [f"{cid}:a1"]
@@ -156,7 +156,7 @@ def test_a_chat_without_an_assistant_asks_nothing(
 def test_a_live_decided_request_forgets_stored_turns(
     memory: Memory, cid: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fixed(monkeypatch, {DROP_GYM: ("forget", 0.97), PRIVATE: ("dont_keep", 0.97)})
+    _fixed(monkeypatch, {DROP_GYM: ("forget", 0.995), PRIVATE: ("dont_keep", 0.995)})
     at = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
     memory.add_turns(cid, [{"id": i, "speaker": s, "text": t} for i, s, t in GYM], observed_at=at)
     report = memory.add_turns(cid, [{"id": "b1", "speaker": "user", "text": DROP_GYM}])
@@ -175,3 +175,15 @@ def test_the_setting_turns_the_decision_off(
     request = [("b1", "user", DROP_GYM), ("b2", "assistant", "Done.")]
     report = memory.add_conversation(_conversation(cid, GYM, request), facts="extracted")
     assert asked == [] and report.removed == []
+
+
+def test_shipped_weights_decide_a_forget_the_grammar_misses(memory: Memory, cid: str) -> None:
+    """The verb "scrap" is not the grammar's; the shipped request decision calls the turn a forget
+    well above its threshold, and the turn about the gym goes."""
+    scrap = "Scrap everything you've got about the Ironworks gym, I don't want it on file."
+    request = [("b1", "user", scrap), ("b2", "assistant", "Done.")]
+    report = memory.add_conversation(_conversation(cid, GYM, request), facts="extracted")
+    assert report.removed == [f"{cid}:a1"]
+    label, score = report.requests[0]["decided"]
+    assert label == "forget" and score >= THRESHOLD
+    assert set(_stored(memory, cid)) == {"a2", "a3", "b1", "b2"}
