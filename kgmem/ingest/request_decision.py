@@ -40,11 +40,11 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["ACTS", "THRESHOLD", "decide_requests", "decided_topic"]
+__all__ = ["ACTS", "THRESHOLD", "addressed", "decide_requests", "decided_topic"]
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
-THRESHOLD = 0.96
+THRESHOLD = 0.88
 """Least calibrated probability of an acting class; chosen on the corpus's dev split (w5) as
 the lowest threshold whose precision (the predicted class is the gold class) is at least 0.95
 (docs/truth.md)."""
@@ -55,6 +55,22 @@ ACTS = {"forget": "forget", "dont_keep": "withhold", "forget_replace": "forget"}
 _NOT_TOPIC = MEMORY_NOUNS | QUANTIFIERS | {"thing", "stuff", "something", "lot", "bit", "time"}
 """Nouns that name no thing to forget ("all that stuff", "your notes")."""
 _TOPIC_POS = frozenset({"NOUN", "PROPN", "NUM"})
+_SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "u", "ur"})
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
+
+
+def addressed(doc: Doc) -> bool:
+    """The turn speaks to the assistant: it holds a second-person word, or one of its sentences
+    is in the imperative (its root a bare verb without a subject). The guard on a decided
+    ``forget_replace``, never a trigger: "New phone, new number: ... The old one is dead."
+    states a new value and asks nothing, though the decision may read it as forget-and-replace
+    (the class nearest a plain update). `kgmem.truth.train` chooses `THRESHOLD` with it."""
+    if any(t.lower_ in _SECOND_PERSON for t in doc):
+        return True
+    return any(
+        s.root.tag_ == "VB" and not any(c.dep_ in _SUBJECTS for c in s.root.children)
+        for s in doc.sents
+    )
 
 
 def decided_topic(doc: Doc) -> str:
@@ -96,8 +112,9 @@ def decide_requests(
 
     Returns:
         turn id -> the request to apply (``ParsedRequest.decided`` holds the class and its
-        probability), for the turns decided to be an acting request (a forget whose topic is
-        empty is left out: there is nothing to match).
+        probability), for the turns decided to be an acting request (a ``forget_replace`` only
+        when it speaks to the assistant, `addressed`); a forget whose topic is empty is left
+        out: there is nothing to match.
 
     Raises:
         TruthWeightsInvalid: the shipped weights do not load.
@@ -113,11 +130,14 @@ def decide_requests(
         decision = memory_request(vectors[text], text, vectors[prev] if prev else None)
         if decision.label not in ACTS or decision.score < threshold:
             continue
+        doc = nlp(text)
+        if decision.label == "forget_replace" and not addressed(doc):
+            continue
         decided = (decision.label, round(decision.score, 4))
         if ACTS[decision.label] == "withhold":
             out[turn_id] = ParsedRequest("withhold", decided=decided)
             continue
-        topic = decided_topic(nlp(text))
+        topic = decided_topic(doc)
         if topic:
             out[turn_id] = ParsedRequest("forget", topic, values(topic), decided)
     return out

@@ -60,15 +60,25 @@ PRECISION = 0.95
 
 
 def acting_threshold(
-    probs: npt.NDArray[np.float32], gold: list[str], labels: tuple[str, ...]
+    probs: npt.NDArray[np.float32],
+    gold: list[str],
+    labels: tuple[str, ...],
+    addressed: list[bool] | None = None,
 ) -> dict[str, float | int | None]:
     """The least threshold on the calibrated probability of the predicted class at which the
-    acting predictions (predicted class in `ACTING`, probability at or above it) are the gold
+    acting predictions (predicted class in `ACTING`, probability at or above it; a
+    ``forget_replace`` only where ``addressed`` holds, the write path's guard) are the gold
     class with precision at least `PRECISION` on ``probs``' rows, and that precision and recall
     (of the rows whose gold class acts); threshold None when none reaches it."""
     best = probs.argmax(axis=1)
     score = probs.max(axis=1)
-    acts = np.array([labels[i] in ACTING for i in best])
+    spoken = np.ones(len(best), dtype=bool) if addressed is None else np.array(addressed)
+    acts = np.array(
+        [
+            labels[i] in ACTING and (labels[i] != "forget_replace" or ok)
+            for i, ok in zip(best, spoken, strict=True)
+        ]
+    )
     right = np.array([labels[i] == g for i, g in zip(best, gold, strict=True)])
     positives = sum(g in ACTING for g in gold)
     for t in np.round(np.arange(0.5, 1.0, 0.01), 2):
@@ -109,6 +119,16 @@ def fit_decision(
     temperature = fit_temperature(logits, gold)
     info: dict[str, Any] = {"C": SETTINGS[decision]["C"], "train_rows": len(y), "dev_rows": len(dy)}
     return LinearModel(labels, weights, bias, temperature), info
+
+
+def _addressed(rows: list[Row]) -> list[bool]:
+    """The write path's guard on a decided forget-and-replace
+    (`kgmem.ingest.request_decision.addressed`) of each request row's last turn."""
+    from kgmem.ingest.nlp import load_pipeline
+    from kgmem.ingest.request_decision import addressed
+
+    nlp = load_pipeline()
+    return [addressed(nlp(row.data["turns"][-1]["text"])) for row in rows]
 
 
 def default_cache() -> Path:
@@ -157,8 +177,9 @@ def train(
     sx, sy = features("request", said, cache.vectors(texts_needed(said)))
     dx, dy = mats["dev"]["request"]
     probs = models["request"].probabilities(np.vstack([dx, sx]))
+    asked = [r for r in rows["dev"] if r.decision == "request"] + said
     infos["request"]["acting_on_dev"] = {
-        **acting_threshold(probs, [*dy, *sy], models["request"].labels),
+        **acting_threshold(probs, [*dy, *sy], models["request"].labels, _addressed(asked)),
         "statements": len(sy),
     }
     extra = {

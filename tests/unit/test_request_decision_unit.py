@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kgmem.ingest.nlp import load_pipeline
-from kgmem.ingest.request_decision import THRESHOLD, decide_requests, decided_topic
+from kgmem.ingest.request_decision import THRESHOLD, addressed, decide_requests, decided_topic
 from kgmem.truth import decisions
 from kgmem.truth.corpus import LABELS
 from kgmem.truth.decisions import Decision
@@ -41,6 +41,19 @@ def test_topic_of_a_decided_forget(nlp, text: str, topic: str) -> None:  # type:
     assert decided_topic(nlp(text)) == topic
 
 
+@pytest.mark.parametrize(
+    ("text", "spoken"),
+    [
+        ("Swap my old number for 0161 496 0999.", True),
+        ("Could you use the new address from now on?", True),
+        ("New phone, new number: 0151 444 9876. The old one is dead.", False),
+        ("My PIN is 4417.", False),
+    ],
+)
+def test_a_forget_and_replace_must_speak_to_the_assistant(nlp, text: str, spoken: bool) -> None:  # type: ignore[no-untyped-def]
+    assert addressed(nlp(text)) is spoken
+
+
 def _embed(texts: Any) -> np.ndarray:
     return np.eye(len(texts), 384, dtype=np.float32)
 
@@ -52,6 +65,7 @@ def test_only_acting_classes_at_the_threshold_act(nlp, monkeypatch: pytest.Monke
         "c": ("instruction", 0.99),
         "d": ("dont_keep", 0.99),
         "e": ("forget_replace", 0.99),
+        "f": ("forget_replace", 0.99),
     }
     texts = {
         "a": "Drop the gym stuff.",
@@ -59,6 +73,7 @@ def test_only_acting_classes_at_the_threshold_act(nlp, monkeypatch: pytest.Monke
         "c": "Always be brief.",
         "d": "Keep this between us.",
         "e": "Swap my old number for 0161 496 0999.",
+        "f": "New phone, new number: 0151 444 9876. The old one is dead.",
     }
 
     def decide(last: Any, text: str, previous: Any = None, models: Any = None) -> Decision:
