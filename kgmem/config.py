@@ -148,6 +148,9 @@ class Settings(BaseSettings):
     """A request that would remove more turns than this is reported, not applied."""
     request_similarity: float = 0.3
     """Least cosine (all-MiniLM-L6-v2) between a forget request's topic and a turn it removes."""
+    request_decision: bool = True
+    """Also act on the trained request decision (forget, don't keep, forget and replace) in a
+    user turn the grammar finds no request in, at its dev-chosen threshold (docs/truth.md)."""
 
     # --- read path (defaults = best dev configuration; `kgmem.retrieve.config` builds the
     # engine configuration from these and nothing else holds a default) ----------------------

@@ -6,7 +6,7 @@
 - `kgmem.ingest.stages`: the stages (requests, forgetting) and the context they share;
 - `kgmem.ingest.writing`: records to rows and transactional writes, appends, owner threads;
 - `kgmem.ingest.extraction`: facts, entities, values, attributes, dates, supersession keys;
-- `kgmem.ingest.requests`: the grammar and rules of memory requests.
+- `kgmem.ingest.requests`: the grammar, rules and trained decision of memory requests.
 
 Public here (imported lazily, so that importing one loader stays cheap): the loaders
 `load_chat`, `parse_chat_conversation`, `load_locomo`, `parse_locomo_sample`, `load_beam_chat`,

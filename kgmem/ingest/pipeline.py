@@ -152,6 +152,7 @@ class Ingestor(Stage):
         cid = conversation.conversation_id
         report = IngestReport(conversation_id=cid, turns_total=len(conversation.turns))
         clock = time.perf_counter()
+        self.ctx.forget_vectors()
         prior = self.requests.prior(cid)
         given_turns = conversation.turns
         plan = self.plan(given_turns, prior=prior, conversation_id=cid)
@@ -173,7 +174,7 @@ class Ingestor(Stage):
         todo_turns = [
             t for t in conversation.turns if stored_turns.get(t.id) != (t.text, t.role, t.request)
         ]
-        turn_vectors = embed_turn_texts(self.embedder.encode, [t.text for t in todo_turns])
+        turn_vectors = embed_turn_texts(self.ctx.encode, [t.text for t in todo_turns])
         lap("turns")
 
         records, entities, mentions = self._adopted_facts(conversation, facts, report)
@@ -295,11 +296,12 @@ class Ingestor(Stage):
             the report; ``turn_ids`` lists the ids stored, in order.
         """
         cid = conversation_id
+        self.ctx.forget_vectors()
         turns, withheld, asked = self.requests.screen(cid, turns)
         vectors = dict(
             zip(
                 (t.text for t in turns),
-                embed_turn_texts(self.embedder.encode, [t.text for t in turns]),
+                embed_turn_texts(self.ctx.encode, [t.text for t in turns]),
                 strict=True,
             )
         )

@@ -34,7 +34,8 @@ class IngestReport:
     `Memory.use_bookmarks` so its reads see these writes (causal consistency on a cluster)."""
     requests: list[dict[str, object]] = field(default_factory=list)
     """Memory requests found in this run: ``{"turn_id", "index", "kind", "status", "removed",
-    "matched"}`` (`kgmem.ingest.requests.rules.RequestOutcome`; ids and counts, never text)."""
+    "matched"}`` and, for one the trained request decision found, ``"decided": [class,
+    probability]`` (`kgmem.ingest.requests.rules.RequestOutcome`; ids and counts, never text)."""
     withheld: list[str] = field(default_factory=list)
     """Ids of turns not stored because they asked not to be ("don't save this")."""
     removed: list[str] = field(default_factory=list)

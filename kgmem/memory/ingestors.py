@@ -3,12 +3,14 @@ lazily) and the memory-request policy (`kgmem.api.Memory` delegates here)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.ingest.pipeline import Ingestor
 from kgmem.ingest.report import FactSources
+from kgmem.ingest.requests.decision import THRESHOLD as REQUEST_THRESHOLD
 from kgmem.ingest.requests.rules import RequestPolicy
 from kgmem.roles import check_roles
 from kgmem.store import Store
@@ -61,6 +63,7 @@ class Ingestors:
             roles=frozenset(check_roles({r: r for r in s.request_roles}).values()),
             max_turns=s.request_max_turns,
             similarity=s.request_similarity,
+            decision=REQUEST_THRESHOLD if s.request_decision else None,
         )
 
     def ingestor(self, facts: FactSources, *, requests: bool | None = None) -> Ingestor:
@@ -69,7 +72,7 @@ class Ingestors:
         extractor = self.extractor if facts in ("extracted", "both") else None
         policy = self.request_policy
         if requests is not None:
-            policy = RequestPolicy(requests, policy.roles, policy.max_turns, policy.similarity)
+            policy = replace(policy, enabled=requests)
         return Ingestor(
             self.store,
             self.embedder,

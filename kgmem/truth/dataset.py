@@ -42,6 +42,27 @@ def texts_needed(rows: list[Row]) -> list[str]:
     return sorted(out)
 
 
+def statement_rows(rows: list[Row]) -> list[Row]:
+    """The user's plain statements in ``rows`` as request rows labelled ``none``: the stored and
+    new turns of relation rows and the facts of answerability rows said by ``user``. The write
+    path asks the request decision about every user turn, most of them such statements, while
+    the corpus's request rows are all request-like; these rows let the acting threshold be
+    chosen on what the product sees (`kgmem.truth.train.acting_threshold`)."""
+    out: list[Row] = []
+    for row in rows:
+        data = row.data
+        said: list[dict[str, str]] = []
+        if row.decision == "relation":
+            said = [data["stored"], data["new"]]
+        elif row.decision == "answerability":
+            said = [data["fact"]]
+        for turn in said:
+            if turn["speaker"] == "user":
+                statement = {"decision": "request", "label": "none", "turns": [turn]}
+                out.append(Row(row.path, row.line, statement))
+    return out
+
+
 class VectorCache:
     """Text -> MiniLM vector, embedded on demand and kept in an ``.npz`` file.
 
@@ -120,6 +141,7 @@ def features(
             [d["turns"][-1]["speaker"] for d in data],
             [len(d["turns"]) for d in data],
             [d["clause"] for d in data],
+            [d["turns"][-1]["text"] for d in data],
         )
     else:
         raise ValueError(f"unknown decision {decision!r}; one of {sorted(LABELS)}")

@@ -144,6 +144,7 @@ def attribution(
     speaker: str,
     turns: int = 1,
     models: TruthModels | None = None,
+    turn_text: str | None = None,
 ) -> Decision:
     """Whose fact a clause states.
 
@@ -153,9 +154,17 @@ def attribution(
         turn: ``(d,)`` vector of the whole turn holding it.
         speaker: who said the turn.
         turns: turns of context (1-4).
+        turn_text: the whole turn (default: the clause, for a clause that is the turn).
 
     Returns:
         a `Decision` over `kgmem.truth.corpus.ATTRIBUTION_LABELS`.
     """
-    feats = attribution_features(_matrix(clause), _matrix(turn), [speaker], [turns], [clause_text])
+    feats = attribution_features(
+        _matrix(clause),
+        _matrix(turn),
+        [speaker],
+        [turns],
+        [clause_text],
+        [clause_text if turn_text is None else turn_text],
+    )
     return _decide((models or shipped_models()).attribution, feats)[0]

@@ -14,11 +14,13 @@ Shapes (``d`` the embedding dimension, 384 for MiniLM):
 - `relation_features`: ``[stored, new, stored - new, stored * new, cos, fw(new)]`` ->
   ``4d + 1 + H``.
 - `request_features`: ``[last, previous or 0, has_previous, fw(last)]`` -> ``2d + 1 + H``.
-- `answer_features`: ``[q, f, q * f, |q - f|, cos, role(q), role(f), fw(f), fw(q)]`` ->
-  ``4d + 7 + 2H``.
-- `attribution_features`: ``[clause, turn, role(turn), turns / 4, fw(clause)]`` -> ``2d + 4 + H``.
+- `answer_features`: ``[q, f, q * f, |q - f|, cos, role(q), role(f), fw(f), fw(q), pair(q, f)]``
+  -> ``4d + 7 + 2H + P``.
+- `attribution_features`: ``[clause, turn, role(turn), turns / 4, fw(clause), fw(turn)]`` ->
+  ``2d + 4 + 2H``.
 
-(``fw`` is `function_words`, ``H`` = `HASH_WIDTH`.)
+(``fw`` is `function_words`, ``H`` = `HASH_WIDTH`; ``pair`` is `pair_scalars`, ``P`` =
+`PAIR_WIDTH`.)
 
 Each accepts a batch (leading axis ``n``) so one call scores all of a statement's candidates.
 """
@@ -55,6 +57,14 @@ CUE_WORDS = frozenset(
 """Words outside spaCy's English stop list that still mark change, correction, request or
 negation; kept as function-word features (a feature, never a decision on its own)."""
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+_NEGATION = re.compile(r"\b(?:not|no|never|nor|none|nothing|anymore|longer)\b|n't\b", re.I)
+PAIR_SCALE = 0.3
+"""Weight of the `pair_scalars` block (chosen on the dev split among 0.3 and 1)."""
+PAIR_WIDTH = 13
+"""Columns of `pair_scalars`."""
 
 
 def function_words(texts: list[str]) -> Matrix:
@@ -89,6 +99,51 @@ def _function_word_row(text: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.
     buckets = np.fromiter(counts, dtype=np.intp, count=len(counts))
     values = np.log1p(np.fromiter(counts.values(), dtype=np.float32, count=len(counts)))
     return buckets, values * np.float32(FW_SCALE)
+
+
+@lru_cache(maxsize=65536)
+def _profile(
+    text: str,
+) -> tuple[frozenset[str], frozenset[str], bool, frozenset[str], int]:
+    """What `pair_scalars` reads of one text, cached like `_function_word_row`: its content
+    words, numbers, whether it negates, its capitalised words, its length in words."""
+    words = _WORD.findall(text.lower().replace("\u2019", "'"))
+    content = frozenset(
+        w for w in words if w not in STOP_WORDS and w not in CUE_WORDS and len(w) > 1
+    )
+    numbers = frozenset(_NUMBER.findall(text))
+    names = frozenset(_NAME.findall(text))
+    return content, numbers, bool(_NEGATION.search(text)), names, len(text.split())
+
+
+def pair_scalars(first: list[str], second: list[str]) -> Matrix:
+    """What two texts share, as ``(n, PAIR_WIDTH)`` float32 times `PAIR_SCALE`: the Jaccard of
+    their content words and the share of each side's content words the other holds, whether
+    they share any; whether they share a number, and whether only the second or only the first
+    has one the other lacks; negation on the first side only, on the second only, on both; the
+    Jaccard of their capitalised words (names) and whether the second names one the first does
+    not; and the log ratio of their lengths in words. Counts, never the words themselves."""
+    out = np.zeros((len(first), PAIR_WIDTH), dtype=np.float32)
+    for i, (a, b) in enumerate(zip(first, second, strict=True)):
+        ca, na, ea, pa, la = _profile(a)
+        cb, nb, eb, pb, lb = _profile(b)
+        both = len(ca & cb)
+        out[i] = [
+            both / max(1, len(ca | cb)),
+            both / max(1, len(ca)),
+            both / max(1, len(cb)),
+            both > 0,
+            bool(na & nb),
+            bool(nb - na),
+            bool(na - nb),
+            ea and not eb,
+            eb and not ea,
+            ea and eb,
+            len(pa & pb) / max(1, len(pa | pb)),
+            bool(pb - pa),
+            np.log1p(lb) - np.log1p(la),
+        ]
+    return out * np.float32(PAIR_SCALE)
 
 
 def role_vector(speakers: list[str]) -> Matrix:
@@ -144,7 +199,7 @@ def answer_features(
     question_texts: list[str],
     fact_texts: list[str],
 ) -> Matrix:
-    """Features of (question, fact) pairs: ``(n, 4d + 7)`` float32.
+    """Features of (question, fact) pairs: ``(n, 4d + 7 + 2H + P)`` float32.
 
     Args:
         question: ``(n, d)`` or ``(1, d)`` question vectors (broadcast over the facts).
@@ -169,14 +224,25 @@ def answer_features(
             role_vector(speakers),
             function_words(fact_texts),
             fq,
+            pair_scalars(
+                question_texts[:1] * len(facts)
+                if len(question_texts) != len(facts)
+                else question_texts,
+                fact_texts,
+            ),
         ]
     ).astype(np.float32, copy=False)
 
 
 def attribution_features(
-    clause: Matrix, turn: Matrix, speakers: list[str], turns: list[int], clause_texts: list[str]
+    clause: Matrix,
+    turn: Matrix,
+    speakers: list[str],
+    turns: list[int],
+    clause_texts: list[str],
+    turn_texts: list[str],
 ) -> Matrix:
-    """Features of clauses to attribute: ``(n, 2d + 4)`` float32.
+    """Features of clauses to attribute: ``(n, 2d + 4 + 2H)`` float32.
 
     Args:
         clause: ``(n, d)`` vectors of the clauses.
@@ -184,8 +250,17 @@ def attribution_features(
         speakers: who said each turn.
         turns: how many turns of context each has (1-4).
         clause_texts: the clauses' texts.
+        turn_texts: the whole turns' texts (how the turn around the clause is built: "if",
+            "she said", "you could").
     """
     count = np.asarray(turns, dtype=np.float32).reshape(-1, 1) / 4.0
     return np.hstack(
-        [clause, turn, role_vector(speakers), count, function_words(clause_texts)]
+        [
+            clause,
+            turn,
+            role_vector(speakers),
+            count,
+            function_words(clause_texts),
+            function_words(turn_texts),
+        ]
     ).astype(np.float32, copy=False)

@@ -24,16 +24,17 @@ import numpy.typing as npt
 from kgmem.embed import Embedder
 from kgmem.errors import ModelUnavailable
 from kgmem.truth.corpus import LABELS, Row, read_corpus
-from kgmem.truth.dataset import VectorCache, features, texts_needed
+from kgmem.truth.dataset import VectorCache, features, statement_rows, texts_needed
 from kgmem.truth.weights import CORPUS_DIR, WEIGHTS_DIR, LinearModel, corpus_hash, save_models
 
 SETTINGS: dict[str, dict[str, float]] = {
-    "relation": {"C": 0.3},
+    "relation": {"C": 3.0},
     "request": {"C": 1.0},
-    "answerability": {"C": 1.0},
-    "attribution": {"C": 3.0},
+    "answerability": {"C": 0.3},
+    "attribution": {"C": 1.0},
 }
-"""L2 strength per decision (scikit-learn's ``C``), each the best dev macro-F1 of 0.3 / 1 / 3."""
+"""L2 strength per decision (scikit-learn's ``C``), each the best dev macro-F1 of 0.3 / 1 / 3
+(chosen again when writers w9-w13 joined train)."""
 
 TEMPERATURES = np.exp(np.linspace(np.log(0.02), np.log(8.0), 241))
 """Grid of calibration temperatures (0.02-8, log-spaced)."""
@@ -50,6 +51,47 @@ def fit_temperature(logits: npt.NDArray[np.float64], gold: npt.NDArray[np.int64]
         if nll < best_nll - 1e-12:
             best, best_nll = float(t), nll
     return best
+
+
+ACTING = ("forget", "dont_keep", "forget_replace")
+"""The request decision's classes the write path acts on (`kgmem.ingest.requests.decision`)."""
+PRECISION = 0.95
+"""Least dev precision of an acting request class at the chosen threshold."""
+
+
+def acting_threshold(
+    probs: npt.NDArray[np.float32],
+    gold: list[str],
+    labels: tuple[str, ...],
+    addressed: list[bool] | None = None,
+) -> dict[str, float | int | None]:
+    """The least threshold on the calibrated probability of the predicted class at which the
+    acting predictions (predicted class in `ACTING`, probability at or above it; a
+    ``forget_replace`` only where ``addressed`` holds, the write path's guard) are the gold
+    class with precision at least `PRECISION` on ``probs``' rows, and that precision and recall
+    (of the rows whose gold class acts); threshold None when none reaches it."""
+    best = probs.argmax(axis=1)
+    score = probs.max(axis=1)
+    spoken = np.ones(len(best), dtype=bool) if addressed is None else np.array(addressed)
+    acts = np.array(
+        [
+            labels[i] in ACTING and (labels[i] != "forget_replace" or ok)
+            for i, ok in zip(best, spoken, strict=True)
+        ]
+    )
+    right = np.array([labels[i] == g for i, g in zip(best, gold, strict=True)])
+    positives = sum(g in ACTING for g in gold)
+    for t in np.round(np.arange(0.5, 1.0, 0.01), 2):
+        chosen = acts & (score >= t)
+        if chosen.any() and right[chosen].mean() >= PRECISION:
+            hits = int((chosen & right).sum())
+            return {
+                "threshold": float(t),
+                "precision": round(float(right[chosen].mean()), 4),
+                "recall": round(hits / max(1, positives), 4),
+                "acting": int(chosen.sum()),
+            }
+    return {"threshold": None, "precision": None, "recall": 0.0, "acting": 0}
 
 
 def fit_decision(
@@ -75,8 +117,18 @@ def fit_decision(
     logits = dx.astype(np.float64) @ weights.T.astype(np.float64) + bias
     gold = np.array([labels.index(label) for label in dy])
     temperature = fit_temperature(logits, gold)
-    info = {"C": SETTINGS[decision]["C"], "train_rows": len(y), "dev_rows": len(dy)}
+    info: dict[str, Any] = {"C": SETTINGS[decision]["C"], "train_rows": len(y), "dev_rows": len(dy)}
     return LinearModel(labels, weights, bias, temperature), info
+
+
+def _addressed(rows: list[Row]) -> list[bool]:
+    """The write path's guard on a decided forget-and-replace
+    (`kgmem.ingest.requests.decision.addressed`) of each request row's last turn."""
+    from kgmem.ingest.extraction.nlp import load_pipeline
+    from kgmem.ingest.requests.decision import addressed
+
+    nlp = load_pipeline()
+    return [addressed(nlp(row.data["turns"][-1]["text"])) for row in rows]
 
 
 def default_cache() -> Path:
@@ -119,6 +171,17 @@ def train(
         models[decision], infos[decision] = fit_decision(
             decision, mats["train"][decision], mats["dev"][decision]
         )
+    # the acting threshold of the request decision, on the dev split's request rows and its
+    # user statements (what the write path asks about most), all `none`
+    said = statement_rows(rows["dev"])
+    sx, sy = features("request", said, cache.vectors(texts_needed(said)))
+    dx, dy = mats["dev"]["request"]
+    probs = models["request"].probabilities(np.vstack([dx, sx]))
+    asked = [r for r in rows["dev"] if r.decision == "request"] + said
+    infos["request"]["acting_on_dev"] = {
+        **acting_threshold(probs, [*dy, *sy], models["request"].labels, _addressed(asked)),
+        "statements": len(sy),
+    }
     extra = {
         "corpus_sha256": corpus_hash(corpus_dir),
         "embedder": embedder.name,

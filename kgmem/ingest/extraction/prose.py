@@ -2,9 +2,9 @@
 
 Facts come from prose. A fenced code block (```` ``` ```` or ``~~~``) or a markdown table is
 not English: parsed as sentences it yields clauses such as "user = User.query.get(id)" and costs
-most of the parse of a long assistant answer. Such blocks stay searchable (each turn's passages
-and the BM25 index hold the whole text; `kgmem.ingest.passages`); they are only kept out of the
-parse, replaced by a line break so the sentences around them stay apart.
+most of the parse of a long assistant answer. Such blocks stay searchable (each turn's
+passages and the BM25 index hold the whole text; `kgmem.ingest.extraction.passages`); they are
+only kept out of the parse, replaced by a line break so the sentences around them stay apart.
 
 The parse is also bounded per turn: dependency parsing is the costliest step of ingest (over
 85 % of extraction; `SpacyExtractor`), and a long turn's later paragraphs are reached by dense

@@ -23,6 +23,7 @@ __all__ = [
     "FORGOTTEN",
     "ParsedRequest",
     "detect",
+    "forget_topic",
     "mask",
     "may_request",
     "parse_request",
@@ -99,11 +100,20 @@ class ParsedRequest:
         topic: the words naming what to forget (empty for ``withhold``); kept in memory only,
             never written to the audit record.
         restated: values the request itself restates ("forget that my PIN is 4417" → 4417).
+        decided: the trained request decision's class and calibrated probability when it found
+            the request where this grammar found none (`kgmem.ingest.requests.decision`).
     """
 
     kind: Kind
     topic: str = ""
     restated: tuple[str, ...] = ()
+    decided: tuple[str, float] | None = None
+
+    @property
+    def keeps_turn(self) -> bool:
+        """The request turn also states the new value, which stays (a decided
+        ``forget_replace``): it is not stored as a request."""
+        return self.decided is not None and self.decided[0] == "forget_replace"
 
 
 # --- grammar -------------------------------------------------------------------------------------
@@ -173,8 +183,10 @@ def _info_object(noun: Token) -> bool:
     return any(c.dep_ == "compound" and _lemma(c) in INFO_NOUNS - {"email"} for c in noun.children)
 
 
-def _forget_topic(verb: Token) -> str | None:
-    """The topic of a forget request headed by ``verb``, or None when it is not one."""
+def forget_topic(verb: Token) -> str | None:
+    """The topic of a forget request headed by ``verb``, or None when it is not one (any verb:
+    the caller checks the lemma; `kgmem.ingest.requests.decision` asks it of every verb of a turn
+    the request decision calls a forget)."""
     if _negated(verb) or not _addressed(verb) or _foreign_source(verb):
         return None
     children = list(verb.children)
@@ -248,7 +260,7 @@ def parse_request(doc: Doc) -> ParsedRequest | None:
                 continue
             lemma = _lemma(token)
             if lemma in FORGET_VERBS:
-                topic = _forget_topic(token)
+                topic = forget_topic(token)
                 if topic:
                     return ParsedRequest("forget", topic, values(topic))
             elif lemma in KEEP_VERBS and _withholds(token, sentence):

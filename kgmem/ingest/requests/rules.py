@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
+from kgmem.ingest.requests.decision import THRESHOLD, decide_requests
+
 # the grammar lives in its own module; its names are re-exported here so that imports from
 # this module keep working
 from kgmem.ingest.requests.grammar import (
@@ -86,12 +88,16 @@ class RequestPolicy:
         similarity: the least cosine (all-MiniLM-L6-v2) between the topic and a turn that shares
             an anchor lemma with it (``KGMEM_REQUEST_SIMILARITY``; chosen on LoCoMo dev, see
             docs/roles-and-requests.md).
+        decision: the least calibrated probability at which the trained request decision acts
+            on a turn the grammar finds no request in (`kgmem.ingest.requests.decision`); None:
+            the grammar alone (``KGMEM_REQUEST_DECISION``).
     """
 
     enabled: bool = True
     roles: frozenset[str] = frozenset({"user"})
     max_turns: int = 5
     similarity: float = 0.3
+    decision: float | None = THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,8 @@ class RequestOutcome:
             ``max_turns``: nothing removed) or ``no_match`` (nothing stored states it).
         removed: ids of the turns removed (empty unless applied).
         matched: how many turns matched (also when too broad).
+        decided: the request decision's class and calibrated probability when it, not the
+            grammar, found the request (`kgmem.ingest.requests.decision`); None otherwise.
     """
 
     turn_id: str
@@ -114,6 +122,7 @@ class RequestOutcome:
     status: Status
     removed: tuple[str, ...] = ()
     matched: int = 0
+    decided: tuple[str, float] | None = None
 
 
 @dataclass
@@ -170,7 +179,7 @@ def plan_requests(
     gone = set(prior)
     if not policy.enabled or not turns:
         return plan
-    requests = _find_requests(turns, policy, nlp, gone, explicit, scan)
+    requests = _find_requests(turns, policy, nlp, gone, explicit, scan, embed)
     if not requests:
         return plan
     run = _Planning(turns, policy, nlp, embed, plan, gone, requests)
@@ -178,9 +187,14 @@ def plan_requests(
         if parsed.kind == "withhold":
             plan.withheld.add(request.id)
             gone.add(request.id)
-            plan.outcomes.append(RequestOutcome(request.id, request.index, "withhold", "withheld"))
+            plan.outcomes.append(
+                RequestOutcome(
+                    request.id, request.index, "withhold", "withheld", decided=parsed.decided
+                )
+            )
             continue
-        plan.requests.add(request.id)
+        if not parsed.keeps_turn:
+            plan.requests.add(request.id)
         run.forget(request, parsed)
     plan.masked.pop(_ExplicitTurn.ID, None)
     plan.requests.discard(_ExplicitTurn.ID)
@@ -194,14 +208,17 @@ def _find_requests(
     gone: set[str],
     explicit: ParsedRequest | None,
     scan: Collection[str] | None = None,
+    embed: Embed | None = None,
 ) -> list[tuple[TurnRecord, ParsedRequest]]:
     """The requests to apply, in order: the explicit one alone when given, else those of the
-    turns of a requesting role, looked for only in a chat that has an assistant."""
+    turns of a requesting role, looked for only in a chat that has an assistant: the grammar's,
+    then the request decision's in the turns the grammar found none in (`policy.decision`)."""
     requests: list[tuple[TurnRecord, ParsedRequest]] = []
     if explicit is not None:
         requests.append((_ExplicitTurn.make(turns), explicit))
     elif "assistant" in {t.role for t in turns}:
-        for turn in turns:
+        misses: list[tuple[str, str, str | None]] = []
+        for n, turn in enumerate(turns):
             if (
                 turn.role in policy.roles
                 and turn.id not in gone
@@ -210,6 +227,12 @@ def _find_requests(
                 parsed = detect(turn.text, nlp)
                 if parsed is not None:
                     requests.append((turn, parsed))
+                else:
+                    misses.append((turn.id, turn.text, turns[n - 1].text if n else None))
+        if misses and policy.decision is not None and embed is not None:
+            decided = decide_requests(misses, nlp=nlp, embed=embed, threshold=policy.decision)
+            requests += [(t, decided[t.id]) for t in turns if t.id in decided]
+            requests.sort(key=lambda pair: pair[0].index)
     return requests
 
 
@@ -240,6 +263,7 @@ class _Planning:
         """Decide one forget request: the earlier turns it matches and the copies of their
         values, unless that is more than the policy allows or nothing at all."""
         plan, policy = self.plan, self.policy
+        decided, kept = parsed.decided, parsed.keeps_turn
         earlier = [
             t
             for t in self.turns
@@ -262,23 +286,34 @@ class _Planning:
         removing = [*matched, *copies]
         if len(removing) > policy.max_turns:
             plan.outcomes.append(
-                RequestOutcome(request.id, request.index, "forget", "too_broad", (), len(matched))
+                RequestOutcome(
+                    request.id, request.index, "forget", "too_broad", (), len(matched), decided
+                )
             )
             return
         if not removing and not parsed.restated:
-            plan.outcomes.append(RequestOutcome(request.id, request.index, "forget", "no_match"))
+            plan.outcomes.append(
+                RequestOutcome(request.id, request.index, "forget", "no_match", decided=decided)
+            )
             return
         plan.removed.update(removing)
         self.gone.update(removing)
-        # a request turn restating a forgotten value is masked, not removed
+        # a request turn restating a forgotten value is masked, not removed (not one that keeps
+        # its new value: the value it restates may be that new value)
         for other in self.requests:
-            if other[0].id in plan.requests or other[0].id == request.id:
+            if other[0].id in plan.requests or (other[0].id == request.id and not kept):
                 masked = mask(plan.masked.get(other[0].id, other[0].text), secrets)
                 if masked != other[0].text:
                     plan.masked[other[0].id] = masked
         plan.outcomes.append(
             RequestOutcome(
-                request.id, request.index, "forget", "applied", tuple(removing), len(matched)
+                request.id,
+                request.index,
+                "forget",
+                "applied",
+                tuple(removing),
+                len(matched),
+                decided,
             )
         )
 

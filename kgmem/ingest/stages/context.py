@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from kgmem.config import shipped_default
 from kgmem.embed import Embedder
 from kgmem.ingest.extraction.attributes import assign_attributes
@@ -48,6 +51,22 @@ class IngestContext:
         self.spacy_model = spacy_model
         self.attribute_similarity = attribute_similarity
         self.threads = OwnerThreads(store)
+        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The embedder's ``encode``, remembering each text's vector until `forget_vectors`:
+        the request decision embeds a conversation's user turns before the turns are written,
+        and writing them reads the same vectors instead of embedding them twice."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, self.embedder.encode(missing), strict=True))
+        if not texts:
+            return self.embedder.encode(texts)
+        return np.stack([self._vectors[t] for t in texts])
+
+    def forget_vectors(self) -> None:
+        """Drop the vectors `encode` remembered (at the start of each write)."""
+        self._vectors.clear()
 
     def extract(
         self,

@@ -12,8 +12,9 @@ from datetime import UTC, datetime
 
 from kgmem.ingest.extraction.nlp import load_pipeline
 from kgmem.ingest.report import IngestReport
+from kgmem.ingest.requests.decision import decide_requests
 from kgmem.ingest.requests.grammar import ParsedRequest, detect, mask, may_request
-from kgmem.ingest.requests.rules import RequestOutcome, RequestPlan, RequestPolicy, plan_requests
+from kgmem.ingest.requests.rules import RequestOutcome, RequestPlan, plan_requests
 from kgmem.ingest.stages.context import IngestContext, Stage
 from kgmem.ingest.stages.forgetting import ForgetStage
 from kgmem.ingest.writing.append import NewTurn
@@ -60,7 +61,7 @@ class RequestStage(Stage):
             return RequestPlan()
         policy = self.policy
         if explicit is not None and not policy.enabled:
-            policy = RequestPolicy(True, policy.roles, policy.max_turns, policy.similarity)
+            policy = replace(policy, enabled=True)
         owner = self.threads.owner(conversation_id) if conversation_id is not None else None
         others = (
             [
@@ -75,7 +76,7 @@ class RequestStage(Stage):
             merged,
             policy=policy,
             nlp=load_pipeline(self.spacy_model),
-            embed=self.embedder.encode,
+            embed=self.ctx.encode,
             prior=prior,
             explicit=explicit,
             scan=set(local) if others else None,
@@ -145,6 +146,7 @@ class RequestStage(Stage):
                 "status": o.status,
                 "removed": list(o.removed),
                 "matched": o.matched,
+                **({"decided": list(o.decided)} if o.decided is not None else {}),
             }
             for o in plan.outcomes
         ]
@@ -156,41 +158,69 @@ class RequestStage(Stage):
 
     def screen(self, cid: str, turns: Sequence[NewTurn]) -> tuple[list[NewTurn], RequestPlan, bool]:
         """Before an append is written: drop the new turns that ask not to be kept, and mark
-        forget requests (``request = true``, restated values masked). Only parses when a new
-        turn of a requesting role holds a request word (`may_request`), and only in a
-        conversation with an assistant turn (stored or new).
+        forget requests (``request = true``, restated values masked). The grammar parses only a
+        new turn of a requesting role that holds a request word (`may_request`); the request
+        decision reads the others (`kgmem.ingest.requests.decision`; the turn before the first
+        new one is not read, as it has no vector at hand). Either acts only in a conversation
+        with an assistant turn (stored or new).
 
         Returns:
             the turns to write, a plan holding the withheld turns' outcomes, and whether a
             forget request is among the turns (its matching runs after the write).
         """
         policy = self.policy
-        maybe = [policy.enabled and t.role in policy.roles and may_request(t.text) for t in turns]
+        mine = [policy.enabled and t.role in policy.roles for t in turns]
         withheld = RequestPlan()
-        if not any(maybe):
+        if not any(mine):
+            return list(turns), withheld, False
+        found = self._screen_requests(turns, mine)
+        if not found:
             return list(turns), withheld, False
         rows = self.store.read("read/conversation_turns", conversation_id=cid)
         if not any(r["role"] == "assistant" for r in rows) and not any(
             t.role == "assistant" for t in turns
         ):
             return list(turns), withheld, False
-        nlp = load_pipeline(self.spacy_model)
         position = (max((int(r["index"]) for r in rows), default=-1)) + 1
         kept: list[NewTurn] = []
         asked = False
-        for n, (turn, candidate) in enumerate(zip(turns, maybe, strict=True)):
-            parsed = detect(turn.text, nlp) if candidate else None
+        for n, turn in enumerate(turns):
+            parsed = found.get(n)
             if parsed is not None and parsed.kind == "withhold":
                 # never written; the audit record keeps only an id and a position
                 local = turn.id if turn.id is not None else f"withheld-{uuid.uuid4().hex[:12]}"
                 turn_id = f"{cid}:{local}"
                 withheld.withheld.add(turn_id)
                 withheld.outcomes.append(
-                    RequestOutcome(turn_id, position + n, "withhold", "withheld")
+                    RequestOutcome(
+                        turn_id, position + n, "withhold", "withheld", decided=parsed.decided
+                    )
                 )
                 continue
             if parsed is not None:
                 asked = True
-                turn = replace(turn, request=True, text=mask(turn.text, parsed.restated))
+                if not parsed.keeps_turn:
+                    turn = replace(turn, request=True, text=mask(turn.text, parsed.restated))
             kept.append(turn)
         return kept, withheld, asked
+
+    def _screen_requests(
+        self, turns: Sequence[NewTurn], mine: list[bool]
+    ) -> dict[int, ParsedRequest]:
+        """Position -> request of the new turns of a requesting role: the grammar's where a
+        request word invites parsing, else the request decision's."""
+        nlp = load_pipeline(self.spacy_model)
+        found: dict[int, ParsedRequest] = {}
+        misses: list[tuple[str, str, str | None]] = []
+        for n, (turn, ok) in enumerate(zip(turns, mine, strict=True)):
+            parsed = detect(turn.text, nlp) if ok and may_request(turn.text) else None
+            if parsed is not None:
+                found[n] = parsed
+            elif ok:
+                misses.append((str(n), turn.text, turns[n - 1].text if n else None))
+        if misses and self.policy.decision is not None:
+            decided = decide_requests(
+                misses, nlp=nlp, embed=self.ctx.encode, threshold=self.policy.decision
+            )
+            found.update((int(n), parsed) for n, parsed in decided.items())
+        return found
