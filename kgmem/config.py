@@ -174,9 +174,11 @@ class Settings(BaseSettings):
     """The least confidence of a fact the entity generator and the event expansion follow."""
     w_fact: float = 1.0
     """Weight of the best citing fact's cosine (dev-tuned; the first cut was 0.2)."""
-    w_fact_floor: float = Field(default=0.0, ge=0.0, le=1.0)
+    w_fact_floor: float = Field(default=1.0, ge=0.0, le=1.0)
     """Share of a turn's own cosine that stands in for a citing fact weaker than it, or for
-    none, in the fact term (`kgmem.retrieve.score`); 0 = the citing fact alone."""
+    none, in the fact term (`kgmem.retrieve.score`, the ``stand_in`` term); 0 = the citing fact
+    alone. 1.0 chosen by leave-one-conversation-out on LoCoMo dev and leave-one-chat-out on the
+    BEAM dev chats between 0 and 1 (docs/benchmarks.md)."""
     w_adjacent: float = 0.06
     """Weight of being beside one of the top-3 turns of the same session."""
     w_time: float = 0.05

@@ -58,14 +58,27 @@ def turn_length(text: str) -> int:
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+#: a sentence that opens as a question: an interrogative word or an auxiliary first (after at
+#: most one interjection such as "hmm,"); the closed class of English question openers
+_ASKING_START = re.compile(
+    r"^\W*(?:\w+,\s*)?(?:what|which|who|whom|whose|when|where|why|how|can|could|would|should|"
+    r"will|shall|may|might|do|does|did|is|are|was|were|am|have|has|had|any)\b",
+    re.IGNORECASE,
+)
 
 
 def only_asks(text: str) -> bool:
     """Whether ``text`` is a single question and nothing else ("Which trail shoes should I get
-    for mud?"): it states nothing, so it is neither evidence of an answer nor a conflict's end.
-    A turn that asks after stating something ("I moved. Any tips?") is not."""
+    for mud?", "hmm, can I still use Flask routes?"): one sentence that opens as a question and
+    ends with "?". It states nothing, so it is neither evidence of an answer nor a conflict's
+    end. A turn that states something first ("I prefer video samples, can you help me add
+    them?", "I moved. Any tips?") is not."""
     body = text.strip()
-    return body.endswith("?") and len(_SENTENCE_BREAK.split(body)) == 1
+    return (
+        body.endswith("?")
+        and len(_SENTENCE_BREAK.split(body)) == 1
+        and _ASKING_START.match(body) is not None
+    )
 
 
 def check_unicode(

@@ -1,7 +1,7 @@
 """The scorer's terms as the audit names, orders and colours them, and the score-terms chart.
 
 `TERMS` lists every term `kgmem.retrieve.score.score_candidates` can write into ``Hit.terms``:
-its own five (``cosine``, ``fact``, ``adjacent``, ``time``, ``date``) and the generator and
+its own six (``cosine``, ``fact``, ``stand_in``, ``adjacent``, ``time``, ``date``) and the generator and
 resolver signals it adds from ``Candidate.bonus`` (``bm25``, ``entity``, ``event``, ``hop``
 from `kgmem.retrieve.generators`; ``speaker`` and ``chain`` from `kgmem.retrieve.engine`;
 ``current`` from `kgmem.retrieve.resolve`). tests/unit/test_audit_terms.py reads those modules'
@@ -28,6 +28,7 @@ __all__ = ["TERMS", "TERM_COLOURS", "format_terms", "hit_label", "plot_terms", "
 TERMS: tuple[str, ...] = (
     "cosine",
     "fact",
+    "stand_in",
     "bm25",
     "speaker",
     "current",
@@ -47,6 +48,7 @@ TERM_COLOURS: dict[str, str] = dict(
         (
             "#1f77b4",
             "#ff7f0e",
+            "#ffbb78",
             "#2ca02c",
             "#d62728",
             "#9467bd",
@@ -56,7 +58,7 @@ TERM_COLOURS: dict[str, str] = dict(
             "#bcbd22",
             "#17becf",
             "#aec7e8",
-            "#ffbb78",
+            "#98df8a",
         ),
         strict=True,
     )

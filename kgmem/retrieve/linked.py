@@ -578,19 +578,22 @@ def speaker_gap(
     (`kgmem.retrieve.answerable.decide`). Speakers whose role (``roles``) is in
     `kgmem.retrieve.answerable.NOT_PERSONS` are no other person: an assistant's replies are
     not what someone else holds. Scores are the scorer's sums (unbounded; typically within
-    [-1, 3])."""
+    [-1, 3]) without the ``stand_in`` term, as the gap's thresholds were chosen."""
     if len(speakers) != 1:
         return None
-    roles = roles or {}
-    own = [h.score - h.terms.get("speaker", 0.0) for h in hits if h.speaker == speakers[0]]
+    own = [_matched(h) - h.terms.get("speaker", 0.0) for h in hits if h.speaker == speakers[0]]
     other = [
-        h.score
+        _matched(h)
         for h in hits
-        if h.speaker != speakers[0] and roles.get(h.speaker) not in NOT_PERSONS
+        if h.speaker != speakers[0] and (roles or {}).get(h.speaker) not in NOT_PERSONS
     ]
     if not own or not other:
         return None
     return round(max(other) - max(own), 6)
+
+
+def _matched(hit: Hit) -> float:  # the score without the turn's own text standing in
+    return hit.score - hit.terms.get("stand_in", 0.0)
 
 
 def _aware(value: datetime) -> datetime:

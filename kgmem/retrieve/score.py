@@ -5,7 +5,8 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
 (`kgmem.config.Settings`: ``KGMEM_W_*``):
 
     score = cos(turn, q)
-          + w_fact     · max(max cos(fact citing the turn, q), fact_floor · cos(turn, q)) (1.0)
+          + w_fact     · max cos(fact citing the turn, q)                              (1.0)
+          + stand_in   = w_fact · max(0, fact_floor · cos(turn, q) - that fact cosine)    (1.0)
           + w_adjacent if the turn sits beside one of the top-3 turns of the same session (0.06)
           + w_time     if the turn lies in the month or year the question names          (0.05)
           ± w_date     when the question names one day (or weekend): + if the turn's resolved
@@ -180,8 +181,11 @@ def score_candidates(
         ``trace`` = {"generators": [...], "fact_id": ..., ...}.
     """
     pool = list(candidates)
-    fact_term = {c.turn_id: weights.fact * _evidence(c, weights.fact_floor) for c in pool}
-    base = {c.turn_id: c.cosine + fact_term[c.turn_id] for c in pool}
+    stand_in = {c.turn_id: weights.fact * _stand_in(c, weights.fact_floor) for c in pool}
+    base = {
+        c.turn_id: c.cosine + weights.fact * (c.fact_cosine or 0.0) + stand_in[c.turn_id]
+        for c in pool
+    }
     by_rank = sorted(pool, key=lambda c: (-base[c.turn_id], c.index))
     top = by_rank[: weights.adjacent_top]
     beside = {(c.conversation_id, c.session, c.index + d) for c in top for d in (-1, 1)}
@@ -190,7 +194,9 @@ def score_candidates(
     hits: list[tuple[float, int, Hit]] = []
     for c in pool:
         terms: dict[str, float] = {"cosine": round(c.cosine, 6)}
-        terms["fact"] = round(fact_term[c.turn_id], 6)
+        terms["fact"] = round(weights.fact * (c.fact_cosine or 0.0), 6)
+        if stand_in[c.turn_id]:
+            terms["stand_in"] = round(stand_in[c.turn_id], 6)
         adjacent = (c.conversation_id, c.session, c.index) in beside and c.turn_id not in top_ids
         terms["adjacent"] = weights.adjacent if adjacent else 0.0
         in_window = window is not None and (
@@ -237,15 +243,14 @@ def score_candidates(
 STAND_IN_WORDS = 5
 
 
-def _evidence(c: Candidate, floor: float) -> float:
-    """What the fact term weighs: the best citing fact's cosine, or ``floor`` times the turn's
-    own cosine where that is higher (no citing fact counts as none: 0 at ``floor`` 0). A turn
-    that only asks (`kgmem.turns.only_asks`) or has fewer than `STAND_IN_WORDS` words states
-    nothing to stand in and keeps its facts' cosine."""
+def _stand_in(c: Candidate, floor: float) -> float:
+    """How much more than its best citing fact's cosine the turn's own text gives the fact term:
+    ``max(0, floor * cos(turn, q) - fact cosine)`` (a missing fact counts 0), or 0 when
+    ``floor`` is 0 or the turn only asks (`kgmem.turns.only_asks`) or has fewer than
+    `STAND_IN_WORDS` words: it states nothing to stand in."""
     if floor <= 0.0 or only_asks(c.text) or len(c.text.split()) < STAND_IN_WORDS:
-        return c.fact_cosine or 0.0
-    own = floor * c.cosine
-    return own if c.fact_cosine is None else max(c.fact_cosine, own)
+        return 0.0
+    return max(0.0, floor * c.cosine - (c.fact_cosine or 0.0))
 
 
 def merge_candidates(pools: Sequence[Iterable[Candidate]]) -> list[Candidate]:
