@@ -1,12 +1,11 @@
-"""The scorer's terms as the audit names, orders and colours them, and the score-terms chart.
-
-`TERMS` lists every term `kgmem.retrieve.score.score_candidates` can write into ``Hit.terms``:
-its own six (``cosine``, ``fact``, ``stand_in``, ``adjacent``, ``time``, ``date``) and the generator and
-resolver signals it adds from ``Candidate.bonus`` (``bm25``, ``entity``, ``event``, ``hop``
-from `kgmem.retrieve.generators`; ``speaker`` and ``chain`` from `kgmem.retrieve.engine`;
-``current`` from `kgmem.retrieve.resolve`). tests/unit/test_audit_terms.py reads those modules'
-``terms[...]`` / ``.bonus[...]`` keys and fails when one is missing here or from the chart's
-legend, so the chart cannot go stale when the scorer gains a term.
+"""`TERMS` lists every term `kgmem.retrieve.score.score_candidates` can write into ``Hit.terms``:
+its own six (``cosine``, ``fact``, ``stand_in``, ``adjacent``, ``time``, ``date``) and the
+generator and resolver signals it adds from ``Candidate.bonus`` (``bm25``, ``entity``,
+``event``, ``hop`` from `kgmem.retrieve.generators`; ``speaker`` and ``chain`` from
+`kgmem.retrieve.engine`; ``current`` from `kgmem.retrieve.resolve`).
+tests/unit/test_audit_terms.py reads those modules' ``terms[...]`` / ``.bonus[...]`` keys and
+fails when one is missing here or from the chart's legend, so the chart cannot go stale when the
+scorer gains a term.
 """
 
 from __future__ import annotations
