@@ -76,7 +76,7 @@ def only_asks(text: str) -> bool:
     body = text.strip()
     return (
         body.endswith("?")
-        and len(_SENTENCE_BREAK.split(body)) == 1
+        and _SENTENCE_BREAK.search(body) is None
         and _ASKING_START.match(body) is not None
     )
 

@@ -248,7 +248,8 @@ def _stand_in(c: Candidate, floor: float) -> float:
     ``max(0, floor * cos(turn, q) - fact cosine)`` (a missing fact counts 0), or 0 when
     ``floor`` is 0 or the turn only asks (`kgmem.turns.only_asks`) or has fewer than
     `STAND_IN_WORDS` words: it states nothing to stand in."""
-    if floor <= 0.0 or only_asks(c.text) or len(c.text.split()) < STAND_IN_WORDS:
+    short = len(c.text.split(maxsplit=STAND_IN_WORDS)) < STAND_IN_WORDS  # bounded on long turns
+    if floor <= 0.0 or short or only_asks(c.text):
         return 0.0
     return max(0.0, floor * c.cosine - (c.fact_cosine or 0.0))
 
