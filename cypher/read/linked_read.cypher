@@ -29,7 +29,9 @@
 //             with the turns they cite (the input of deterministic resolution)
 //   turns     the turns that keyed facts cite, so winners can join the pool
 //   passages  per candidate turn that has passages, its best passage (cosine, n, start, end:
-//             character offsets into the turn's text); the turn's dense score is this cosine
+//             character offsets into the turn's text), the number of its passages (count) and
+//             its head's cosine (head: the turn's own vector, of its first passage); the turn's
+//             dense score weighs these (kgmem.retrieve.generators.with_passage)
 //   holder    when a person is named ($k_holder > 0): the facts nearest the question with who
 //             holds each (subject, speaker), for answerability's holder gap
 //   context_version  the Conversation node's write version (null if it has none; for an owner,
@@ -338,8 +340,10 @@ CALL (every) {
   MATCH (p:Passage)-[:OF]->(t)
   WITH t, p, 2.0 * vector.similarity.cosine(p.embedding, $embedding) - 1.0 AS cosine
   ORDER BY cosine DESC, p.n ASC
-  WITH t, collect({cosine: cosine, n: p.n, start: p.start, end: p.end})[0] AS best
-  RETURN collect(best {.*, turn_id: t.id}) AS passages
+  WITH t, collect({cosine: cosine, n: p.n, start: p.start, end: p.end}) AS ranked
+  WITH t, ranked[0] AS best, size(ranked) AS count,
+       2.0 * vector.similarity.cosine(t.embedding, $embedding) - 1.0 AS head
+  RETURN collect(best {.*, turn_id: t.id, count: count, head: head}) AS passages
 }
 WITH rows, expanded, keyed, citing, holder, passages,
      [t IN keyed_turns | t {turn_id: t.id, .text, .speaker, .session, .index, .conversation_id,

@@ -95,6 +95,8 @@ _FROM_SETTINGS = (
     "chain_versions",
     "max_instructions",
     "instruction_similarity",
+    "passage_gain",
+    "passage_draws",
 )
 
 
@@ -134,6 +136,9 @@ class EngineConfig:
         max_instructions: standing instructions a search serves at most.
         instruction_similarity: least cosine of an instruction to a request it applies to
             without a shared typed scope (`kgmem.retrieve.standing.applicable`).
+        passage_gain / passage_draws: how a long turn's dense score weighs its best passage
+            against its head and the number of its passages (`kgmem.retrieve.generators.
+            with_passage`).
 
     Raises:
         ConfigError: a field outside its allowed values (the message names the setting).
@@ -156,6 +161,8 @@ class EngineConfig:
     chain_versions: int = _shipped("chain_versions")
     max_instructions: int = _shipped("max_instructions")
     instruction_similarity: float = _shipped("instruction_similarity")
+    passage_gain: float = _shipped("passage_gain")
+    passage_draws: float = _shipped("passage_draws")
 
     def __post_init__(self) -> None:
         _allowed(self.engine, get_args(EngineName), "engine (kgmem search --engine)")

@@ -9,6 +9,7 @@ parameter; only the stateful hop (off by default) adds a round trip per hop.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -105,9 +106,13 @@ def candidate(row: dict[str, Any], generator: str) -> Candidate:
     )
 
 
-def with_passage(c: Candidate, best: dict[str, dict[str, Any]]) -> None:
-    """A long turn's dense score is its best passage's (`kgmem.ingest.extraction.passages`): ``c``
-    takes that cosine when it is higher, and the passage's offsets (``n, start, end, cosine``)."""
+def with_passage(c: Candidate, best: dict[str, dict[str, Any]], cfg: EngineConfig) -> None:
+    """A long turn's dense score (`kgmem.ingest.extraction.passages`): its head's cosine ``h``
+    (the turn's own vector) plus ``cfg.passage_gain`` of its best passage's gain over the head,
+    less ``cfg.passage_draws * sqrt(ln(1 + n))`` for its ``n`` passages (the best of n noisy
+    draws is high by chance; `kgmem.config.Settings.passage_draws`). ``c`` also takes the best
+    passage's offsets (``n, start, end, cosine``). A turn without passages is left as it is.
+    Cosines in [-1, 1]."""
     row = best.get(c.turn_id)
     if row is None:
         return
@@ -118,7 +123,10 @@ def with_passage(c: Candidate, best: dict[str, dict[str, Any]]) -> None:
         "end": int(row["end"]),
         "cosine": round(cosine, 6),
     }
-    c.cosine = max(c.cosine, cosine)
+    head = float(row["head"]) if row.get("head") is not None else c.cosine
+    gain = max(0.0, cosine - head)
+    draws = math.sqrt(math.log1p(int(row.get("count") or 1)))
+    c.cosine = head + cfg.passage_gain * gain - cfg.passage_draws * draws
 
 
 def dense_turns(store: Store, params: Params, k: int) -> list[Candidate]:
@@ -247,7 +255,7 @@ def linked_read(
         holder_k=holder_k,
         holder_conversation_ids=holder_conversation_ids,
     )
-    return _pools(store.read("read/linked_read", **bound)[0])
+    return _pools(store.read("read/linked_read", **bound)[0], cfg)
 
 
 #: the parameters of ``read/linked_read`` passed on their own: integers, floats and the
@@ -400,7 +408,7 @@ def empty_scope(conversation_id: str) -> ReadScope:
     )
 
 
-def _pools(row: dict[str, Any]) -> LinkedPools:
+def _pools(row: dict[str, Any], cfg: EngineConfig) -> LinkedPools:
     """The `LinkedPools` of one ``read/linked_read`` row: each seed with its signals (BM25
     normalised by the query's best BM25 score, entity links), the expansion with its event,
     the keyed facts and their turns, the citing facts and the context version."""
@@ -432,9 +440,9 @@ def _pools(row: dict[str, Any]) -> LinkedPools:
     out.citing = {r["turn_id"]: r for r in row["citing"]}
     best = {r["turn_id"]: r for r in row.get("passages") or ()}
     for c in [c for pool in out.seeds.values() for c in pool] + out.expanded:
-        with_passage(c, best)
+        with_passage(c, best, cfg)
     for c in out.keyed_turns.values():
-        with_passage(c, best)
+        with_passage(c, best, cfg)
     out.context_version = row["context_version"]
     out.holder = list(row["holder"])
     return out

@@ -5,7 +5,8 @@ this a key fact after a code block in a 5,000-character assistant answer is invi
 search. A turn longer than `PASSAGE_CHARS` (counted as `kgmem.turns.turn_length` counts: a run
 of whitespace is one character) is split into passages, each embedded on its own and stored as
 a ``(:Passage)-[:OF]->(:Turn)`` node with its character offsets into the stored text; a turn's
-dense score is its best passage's (`kgmem.retrieve`). A shorter turn is one passage, the turn
+dense score weighs its best passage against its head and the number of its passages
+(`kgmem.retrieve.generators.with_passage`). A shorter turn is one passage, the turn
 itself, and gets no Passage node: its embedding is exactly what it was before passages existed
 (every LoCoMo turn is under 500 characters).
 
