@@ -116,7 +116,7 @@ def test_applicable_by_typed_scope_or_similarity_and_at_most_five() -> None:
     # a formatting instruction about code applies to any request for code, whatever its words
     got = applicable(rows(), unit(0, 0, 1), "Show me how to implement the login route")
     assert [i["turn_id"] for i in got] == ["c:2"] and got[0]["why"] == "scope:code"
-    got = applicable(rows(), unit(0.2, 1), "What should I use for charts?")
+    got = applicable(rows(), unit(0.05, 1), "What should I use for charts?")
     assert [i["turn_id"] for i in got] == ["c:8"] and got[0]["why"] == "similar"
     assert applicable(rows(), unit(0, 0, 1), "What is the weather?") == []
     assert [i["turn_id"] for i in applicable(rows(), None, None)] == ["c:2", "c:8"]
