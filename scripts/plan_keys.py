@@ -13,8 +13,9 @@ import sys
 from kgmem import Memory, Settings
 from kgmem.ingest.loaders.locomo import load_locomo
 from kgmem.retrieve.generators import linked_read_parameters
-from kgmem.retrieve.linked import _asker, _current_ids
+from kgmem.retrieve.request_read import resolve_request
 from kgmem.retrieve.retriever import Request
+from kgmem.retrieve.scope import Scope, SearchFilters
 
 
 def bucket(n):
@@ -34,36 +35,30 @@ with Memory.from_settings(Settings()) as m:
     eng = m.engine()
     cfg = eng.config
     for r in recs:
-        ctx = eng._context(r.conversation_id)
+        scope = Scope(conversation_id=r.conversation_id)
+        ctx = eng._context(scope)
         for q in r.questions:
+            _, reading = eng.reading(q.question, scope)
+            params = {"conversation_id": r.conversation_id, "embedding": [0.0] * 384}
             req = Request(
                 q.question,
                 r.conversation_id,
                 10,
                 None,
                 None,
-                {"conversation_id": r.conversation_id, "embedding": [0.0] * 384},
+                params,
+                scope,
+                SearchFilters(),
+                reading,
             )
-            qplan = eng.planner.plan(
-                q.question,
-                entities=ctx.entities,
-                reference=ctx.latest,
-                speakers=ctx.speakers,
-                asker=_asker(req, ctx),
-            )
-            qplan = qplan.model_copy(
-                update={
-                    "budgets": {
-                        k: (b if k in cfg.generators else 0) for k, b in qplan.budgets.items()
-                    }
-                }
-            )
+            read = resolve_request(req, ctx, eng.planner, cfg.generators)
             p = linked_read_parameters(
-                req.params,
-                qplan,
+                read.params,
+                read.plan,
                 cfg,
+                scope=read.scope,
                 speakers=ctx.speakers,
-                current_entity_ids=_current_ids(qplan),
+                current_entity_ids=read.current_ids,
             )
             flat = {**{k: v for k, v in p.items() if k != "q"}, **p["q"]}
             before.setdefault(key(flat), 0)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from kgmem.models import Hit
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.plan import plan
+from kgmem.retrieve.plan import plan_question
 from kgmem.retrieve.retriever import Ranking, Request, Retriever
 from kgmem.retrieve.score import Candidate
 
@@ -76,8 +76,11 @@ class FusionRetriever(Retriever):
     arguments; the configuration's fact sources and BM25 switches apply."""
 
     def _rank(self, request: Request) -> Ranking:
-        qplan = plan(request.query)
+        qplan = plan_question(request.reading.question)
         whole = self.config.with_(generators=frozenset(_OWN_SCORE))
-        pools = gen.linked_read(self.store, request.params, qplan, whole, depth=RRF_DEPTH).seeds
+        scope = gen.conversation_scope(self.store, request.conversation_id, None)
+        pools = gen.linked_read(
+            self.store, request.params, qplan, whole, scope=scope, depth=RRF_DEPTH
+        ).seeds
         hits = fuse(pools)
         return Ranking(hits=hits, plan=qplan, candidates=len(hits))

@@ -29,7 +29,7 @@ __all__ = ["MAX_QUERY_CHARS", "Searcher", "check_query"]
 
 #: the longest search query accepted, in characters: a question is a sentence or two, the
 #: embedder reads at most ``Settings.embed_max_chars`` of it, and the BM25 query keeps at most
-#: 32 words of at most 255 characters (`kgmem.retrieve.generators.question_words`)
+#: 32 words of at most 255 characters (`kgmem.retrieve.question.bm25_terms`)
 MAX_QUERY_CHARS = 10_000
 
 

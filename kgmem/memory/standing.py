@@ -10,6 +10,7 @@ from kgmem.config import Settings
 from kgmem.embed import Embedder
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.ids import checks_ids
+from kgmem.retrieve.question import read_question
 from kgmem.retrieve.standing import applicable
 from kgmem.store import Store
 
@@ -83,7 +84,10 @@ class Standing:
         read = self.store.read(
             "read/standing", conversation_id=conversation_id, as_of=as_of, turn_ids=[]
         )[0]
+        # the request read once, as a search reads its question (`Question.text`: the
+        # first 2,000 characters); its embedding is of the whole request
+        question = read_question(request) if request else None
         vector = self.embedder.encode_one(request) if request else None
         return applicable(
-            read["instructions"], vector, request, limit, self.settings.instruction_similarity
+            read["instructions"], vector, question, limit, self.settings.instruction_similarity
         )

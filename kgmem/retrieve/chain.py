@@ -29,7 +29,10 @@ from kgmem.retrieve.chain_parse import (
     chain_order,
     name_key,
 )
+from kgmem.retrieve.generators import candidate
+from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.question import Question
+from kgmem.retrieve.score import Candidate
 from kgmem.store import Store
 
 __all__ = [
@@ -38,6 +41,8 @@ __all__ = [
     "FactSource",
     "Hop",
     "StoreFactSource",
+    "chain_into_pool",
+    "chain_stage",
     "follow_chain",
 ]
 
@@ -331,7 +336,7 @@ class _Graph:
 def follow_chain(
     source: Store | FactSource,
     conversation_id: str,
-    question: ChainPlan | Question,
+    question: Question,
     *,
     hops: int = shipped_default("chain_hops"),
     versions: int = shipped_default("chain_versions"),
@@ -349,8 +354,7 @@ def follow_chain(
     Args:
         source: a `Store`, or any `FactSource`.
         conversation_id: the conversation (others are never read).
-        question: the question's reading (`Question.walk` is the plan) or a
-            `compile_question` plan.
+        question: the question's reading (`Question.walk` is the plan).
         hops: the longest chain walked (at most one hop more than the plan's mentions;
             `kgmem.retrieve.config.EngineConfig.chain_hops`).
         versions: newest distinct values kept per (entity, relation); older ones never win
@@ -359,7 +363,7 @@ def follow_chain(
     Returns:
         a `ChainResult` (``answer`` None when no base entity or no fact was found).
     """
-    plan = question.walk if isinstance(question, Question) else question
+    plan = question.walk
     src: FactSource = (
         StoreFactSource(source, conversation_id) if isinstance(source, Store) else source
     )
@@ -389,7 +393,121 @@ def follow_chain(
                     best, best_base = cand, name
     if best is None:
         return ChainResult(None, bases[0][1][0][1], plan.relations)
-    _, cost, hops, relax = best
+    _, cost, path, relax = best  # not `hops`: that is the longest walk allowed
     return ChainResult(
-        hops[-1].object_name, best_base, plan.relations, hops, cost, 1.0 / (1.0 + cost), relax
+        path[-1].object_name, best_base, plan.relations, path, cost, 1.0 / (1.0 + cost), relax
     )
+
+
+def chain_stage(
+    store: Store,
+    cache: dict[str, StoreFactSource],
+    qplan: QueryPlan,
+    pool: list[Candidate],
+    *,
+    conversation_id: str,
+    off: str | None,
+    embedding: list[float],
+    hops: int,
+    versions: int,
+    sources: Sequence[str] | None,
+) -> tuple[list[Candidate], ChainResult | None, QueryPlan]:
+    """The linked retriever's chain stage: the plan's relation chain walked into ``pool``
+    (`chain_into_pool`, from conversation ``conversation_id``; ``cache`` holds each
+    conversation's entity names, keyed by conversation id) when the plan has one and nothing
+    switches the walk off; with ``off`` (why the walk may not run: ``as_of``, ``owner``,
+    ``filters``) the operator is switched off and the plan says why. Returns the pool, the
+    walk's result (None: no path) and the plan."""
+    if not qplan.has("chain"):
+        return pool, None, qplan
+    if off is not None:
+        return (
+            pool,
+            None,
+            qplan.model_copy(
+                update={
+                    "operators": tuple(o for o in qplan.operators if o != "chain"),
+                    "cues": (*qplan.cues, f"chain:off ({off})"),
+                }
+            ),
+        )
+    source = cache.get(conversation_id)
+    if source is None:
+        source = cache[conversation_id] = StoreFactSource(store, conversation_id)
+    pool, result = chain_into_pool(
+        store,
+        source,
+        qplan.reading,
+        pool,
+        embedding=embedding,
+        hops=hops,
+        versions=versions,
+        sources=sources,
+    )
+    return pool, result, qplan
+
+
+def chain_into_pool(
+    store: Store,
+    source: StoreFactSource,
+    question: Question,
+    pool: list[Candidate],
+    *,
+    embedding: list[float],
+    hops: int,
+    versions: int,
+    sources: Sequence[str] | None,
+) -> tuple[list[Candidate], ChainResult | None]:
+    """Walk the question's relation chain (`follow_chain` from ``source``: the entity names
+    once per conversation, then one round trip per hop level). Cited turns not yet in ``pool``
+    join it (one round trip, ``read/chain_turns``, ``embedding`` the question's vector,
+    ``sources`` the source kinds read) and every cited turn gets the ``chain`` signal
+    (`_credit_chain`). Returns the pool unchanged and None when the walk finds no path."""
+    cid = source.conversation_id
+    result = follow_chain(source, cid, question, hops=hops, versions=versions)
+    if result.answer is None or not result.turn_ids:
+        return pool, None
+    by_id = {c.turn_id: c for c in pool}
+    wanted = [t for t in result.turn_ids if t not in by_id]
+    if wanted:
+        rows = store.read(
+            "read/chain_turns",
+            conversation_id=cid,
+            turn_ids=wanted,
+            embedding=embedding,
+            sources=sources,
+        )
+        for row in rows:
+            joined = candidate(row, "chain")
+            if row["fact_id"] is not None and row["fact_cosine"] is not None:
+                joined.fact_id, joined.fact_cosine = row["fact_id"], float(row["fact_cosine"])
+            by_id[joined.turn_id] = joined
+    _credit_chain(result, by_id)
+    return list(by_id.values()), result
+
+
+def _credit_chain(result: ChainResult, by_id: dict[str, Candidate]) -> None:
+    """Give every turn the path's facts cite the ``chain`` signal and a trace of its hop: hop i
+    of n gets ``score · i / n`` (the path's score is ``1 / (1 + cost)``), so the last hop, whose
+    object is the answer, ranks first."""
+    subject = result.base
+    for n, hop in enumerate(result.hops, start=1):
+        for turn_id in hop.cites:
+            c = by_id.get(turn_id)
+            if c is None:  # a turn forgotten since the fact was written
+                continue
+            c.generators.add("chain")
+            share = result.score * n / len(result.hops)  # the answer's hop gets it all
+            c.bonus["chain"] = max(c.bonus.get("chain", 0.0), share)
+            c.trace.setdefault(
+                "chain",
+                {
+                    "hop": n,
+                    "subject": subject,
+                    "relation": hop.relation,
+                    "object": hop.object_name,
+                    "fact_id": hop.fact_id,
+                    "latest": hop.latest,
+                },
+            )
+        subject = hop.object_name

@@ -123,7 +123,7 @@ class EngineConfig:
             expansion follow, in [0, 1].
         max_hops: the stateful hop's limit (below 2: no hop).
         bm25_content_words: the BM25 query leaves out stop words and the named speakers'
-            names (`kgmem.retrieve.question.question_words`).
+            names (`kgmem.retrieve.question.bm25_terms`).
         strip_speakers: embed the question without the named speakers' names
             (`kgmem.retrieve.linked.LinkedRetriever.reading`).
         current_bonus: score given to a key's chosen value's turns and taken from its other

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kgmem.errors import ConversationNotFound, MalformedInput
 from kgmem.retrieve import generators as gen
-from kgmem.retrieve.plan import plan
+from kgmem.retrieve.plan import plan_question
 from kgmem.retrieve.retriever import Ranking, Request, Retriever
 from kgmem.retrieve.score import ScoreWeights, score_candidates
 
@@ -22,7 +22,7 @@ class CosineRetriever(Retriever):
                 "and filters need the linked engine",
                 conversation_id=request.conversation_id or None,
             )
-        qplan = plan(request.query)
+        qplan = plan_question(request.reading.question)
         pool = gen.dense_turns(self.store, request.params, request.k)
         if not pool:
             raise ConversationNotFound(request.conversation_id)

@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.scope import EARLIEST, LATEST, Bounds, SearchFilters
-from kgmem.retrieve.score import Candidate
+from kgmem.retrieve.score import Candidate, merge_candidates
 from kgmem.store import Store
 from kgmem.store.tenant import owner_token, scope_query, tenant_token
 from kgmem.turns import conversation_of
@@ -33,6 +33,7 @@ __all__ = [
     "empty_scope",
     "linked_read",
     "linked_read_parameters",
+    "pool_of",
     "stateful_hop",
 ]
 
@@ -150,7 +151,8 @@ class LinkedPools:
         expanded: turns reached by bounded expansion (``events``), never seeds.
         keyed: current/past-value input rows (``fact_id, key, serial, valid_from, text,
             object, modality, cites``).
-        keyed_turns: turn id → candidate for every turn a keyed fact cites.
+        keyed_turns: turn id → candidate for every turn a keyed fact cites, with its best
+            citing fact (`LinkedPools.attach_fact_scores`).
         citing: turn id → its best citing fact (``fact_id, fact_cosine, event_time, ...``).
         context_version: the conversation's write version when the read ran (None for data
             written before versions existed); the engine re-plans when it differs from the
@@ -219,11 +221,11 @@ def linked_read(
     qplan: QueryPlan,
     cfg: EngineConfig,
     *,
+    scope: ReadScope,
     speakers: Sequence[str] = (),
     current_entity_ids: Sequence[str] = (),
     as_of: datetime | None = None,
     depth: int | None = None,
-    scope: ReadScope | None = None,
     holder_k: int = 0,
     holder_conversation_ids: Sequence[str] | None = None,
 ) -> LinkedPools:
@@ -234,15 +236,13 @@ def linked_read(
     Args:
         store: where to read.
         scope: the conversations searched and the filters, applied inside the vector index
-            (default: ``params["conversation_id"]`` unfiltered, read with one more round trip).
+            (one conversation unfiltered: `conversation_scope`, one more round trip).
         params, qplan, cfg, speakers, current_entity_ids, as_of, depth, holder_k,
             holder_conversation_ids: as for `linked_read_parameters`.
 
     Returns:
         a `LinkedPools`.
     """
-    if scope is None:
-        scope = conversation_scope(store, params["conversation_id"], as_of)
     bound = linked_read_parameters(
         params,
         qplan,
@@ -443,6 +443,9 @@ def _pools(row: dict[str, Any], cfg: EngineConfig) -> LinkedPools:
         with_passage(c, best, cfg)
     for c in out.keyed_turns.values():
         with_passage(c, best, cfg)
+    # a keyed fact's turn joins the pool only through current-value resolution, with its best
+    # citing fact (`kgmem.retrieve.resolve.current_values`)
+    out.attach_fact_scores(list(out.keyed_turns.values()))
     out.context_version = row["context_version"]
     out.holder = list(row["holder"])
     return out
@@ -526,3 +529,40 @@ def stateful_hop(
             exclude.append(c.turn_id)
         fact_ids = [r["fact_id"] for r in hits if r["fact_id"]][:3]
     return found, hops
+
+
+def pool_of(
+    store: Store,
+    pools: LinkedPools,
+    qplan: QueryPlan,
+    cfg: EngineConfig,
+    *,
+    params: Params,
+    speakers: Sequence[str],
+    hop: bool,
+    as_of: datetime | None,
+) -> tuple[list[Candidate], list[dict[str, Any]]]:
+    """The pool of one `linked_read`: its seeds and expansion merged with their best citing
+    facts, the stateful hop's turns (when ``hop``: one conversation, unfiltered; and the plan
+    budgets it), the ``speaker`` signal on the turns of the speakers the question names, and
+    only turns visible at ``as_of``. Returns the pool and the hop's rewritten queries."""
+    merged = merge_candidates([*pools.seeds.values(), pools.expanded])
+    if cfg.weights.fact != 0:
+        pools.attach_fact_scores(merged)
+    hops: list[dict[str, Any]] = []
+    if hop and "hop" in cfg.generators and qplan.budgets.get("hop", 0) > 0:
+        extra, hops = stateful_hop(store, params, qplan, merged, cfg, speakers=speakers)
+        if extra:
+            merged = merge_candidates([merged, extra])
+            citing_facts(store, params, extra, cfg)
+    if qplan.speakers:  # who said it: turns of a speaker the question names
+        for c in merged:
+            if c.speaker in qplan.speakers:
+                c.bonus["speaker"] = 1.0
+    if as_of is not None:  # the hop's extra turns too (linked_read filters its own)
+        merged = [c for c in merged if _aware(c.observed_at) <= as_of]
+    return merged, hops
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

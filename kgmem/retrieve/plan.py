@@ -43,6 +43,7 @@ __all__ = [
     "Planner",
     "QueryPlan",
     "plan",
+    "plan_question",
 ]
 
 
@@ -240,3 +241,8 @@ def plan(
 ) -> QueryPlan:
     """Plan ``question`` with the shipped budgets (see `Planner.plan`)."""
     return _DEFAULT_PLANNER.plan(question, entities=entities, reference=reference)
+
+
+def plan_question(question: Question) -> QueryPlan:
+    """Plan a read ``question`` with the shipped budgets (see `Planner.plan_question`)."""
+    return _DEFAULT_PLANNER.plan_question(question)

@@ -10,12 +10,16 @@ the answer slot; and, for a relation-chain question, the compiled chain
 type (`kgmem.retrieve.asked`, read with the attribute vocabulary the facts were read with).
 
 Each consumer's own view of the words is a named field, so each keeps exactly the stop list and
-stemming it had when it tokenised the text itself: `Question.bm25_words` /
-`Question.bm25_content_words` (the BM25 query, spaCy's English stop list),
-`Question.state_words` (the supersession families current-value resolution matches),
-`Question.answer_terms` (answerability's key terms: the one content stop list, `stop_words`,
-spaCy's list plus generic words) and `Question.walk` (the chain walk's parse, its own tokenizer,
-name finder and name-boundary words).
+stemming it had when it tokenised the text itself. The BM25 and state views are read from the
+record's ``tokens`` (the ``\\w+`` runs of ``text``), not from the string again:
+`Question.bm25_words` / `Question.bm25_content_words` (the BM25 query, spaCy's English stop
+list; `bm25_terms`), `Question.state_words` (the supersession families current-value
+resolution matches; `state_words`). Two views keep a reading of their own, because their words
+are not runs of word characters: `Question.answer_terms` (answerability's key terms keep an
+inner apostrophe or hyphen, "mother-in-law"; the one content stop list, `stop_words`, spaCy's
+list plus generic words) and `Question.walk` (the chain walk's parse: its own tokenizer, name
+finder and name-boundary words). `Question.without_names` is the text the linked engine
+embeds: the question without the names of the speakers it names.
 
 **Roles.** In a conversation with a speaker whose role is ``user`` (`kgmem.roles`), "I", "me",
 "my", "mine", "myself" and "the user" mean that speaker: the asking speaker joins the named
@@ -41,7 +45,7 @@ from kgmem.retrieve import cues as c
 from kgmem.retrieve.asked import AskedAttribute, asked_attribute
 from kgmem.retrieve.chain_parse import ChainPlan, chain_question, compile_question
 from kgmem.retrieve.cues import OPERATORS, Operator, Order, Relation, Slot, State
-from kgmem.retrieve.names import EntityLookup, ResolvedEntity, named_speakers
+from kgmem.retrieve.names import EntityLookup, ResolvedEntity, named_speakers, strip_names
 from kgmem.retrieve.question_time import TimeReading, read_times, starts_with_time
 
 __all__ = [
@@ -51,8 +55,10 @@ __all__ = [
     "Question",
     "answer_terms",
     "asked_words",
+    "bm25_terms",
     "question_words",
     "read_question",
+    "state_words",
     "stop_list",
     "stop_words",
 ]
@@ -80,8 +86,24 @@ MAX_TERM_CHARS = 255
 def question_words(
     text: str, max_terms: int = 32, *, drop: Sequence[str] = (), stop_words: bool = False
 ) -> list[str]:
-    """The words of ``text`` a BM25 query ORs together: lower-cased, longer than one and at
-    most `MAX_TERM_CHARS` characters, at most ``max_terms`` of them, so a query has at most
+    """The words of ``text`` a BM25 query ORs together (`bm25_terms` of its ``\\w+`` runs).
+
+    Args:
+        drop, stop_words: as for `bm25_terms`.
+    """
+    return bm25_terms(re.findall(r"\w+", text), max_terms, drop=drop, stop_words=stop_words)
+
+
+def bm25_terms(
+    tokens: Iterable[str],
+    max_terms: int = 32,
+    *,
+    drop: Sequence[str] = (),
+    stop_words: bool = False,
+) -> list[str]:
+    """The ``tokens`` (``\\w+`` runs, as Lucene's standard tokenizer keeps a word with an
+    underscore whole) a BM25 query ORs together: lower-cased, longer than one and at most
+    `MAX_TERM_CHARS` characters, at most ``max_terms`` of them, so a query has at most
     ``max_terms`` clauses (Lucene escaping and tenant scoping happen in the store).
 
     Args:
@@ -93,7 +115,7 @@ def question_words(
     dropped = {w.casefold() for name in drop for w in re.findall(r"\w+", name)}
     if stop_words:
         dropped |= stop_list()
-    words = [w.lower() for w in re.findall(r"\w+", text) if 1 < len(w) <= MAX_TERM_CHARS]
+    words = [w.lower() for w in tokens if 1 < len(w) <= MAX_TERM_CHARS]
     return [w for w in words if w.casefold() not in dropped][:max_terms]
 
 
@@ -106,9 +128,16 @@ def stop_list() -> frozenset[str]:
 
 
 def asked_words(question: str) -> frozenset[str]:
-    """The words current-value resolution matches against relation families: lower-cased
-    letter runs, plus each one without a plural "s" (`kgmem.retrieve.resolve.relevant_rows`)."""
-    asked = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+    """The words current-value resolution matches against relation families (`state_words`
+    of the ``\\w+`` runs of ``question``)."""
+    return state_words(re.findall(r"\w+", question))
+
+
+def state_words(tokens: Iterable[str]) -> frozenset[str]:
+    """The words current-value resolution matches against relation families: the lower-cased
+    letter runs of ``tokens``, plus each one without a plural "s"
+    (`kgmem.retrieve.resolve.relevant_rows`)."""
+    asked = {w.lower() for t in tokens for w in re.findall(r"[A-Za-z]+", t)}
     return frozenset(asked | {w[:-1] for w in asked if w.endswith("s")})
 
 
@@ -172,7 +201,9 @@ class Question:
     Attributes:
         raw: the question as given.
         text: what the cues read: the first 2,000 characters, curly apostrophes straightened.
-        tokens: the words of ``text`` (``[^\\W_]+`` runs, as written).
+        tokens: the words of ``text`` (``\\w+`` runs, as written: a word with an underscore
+            is one, as Lucene's standard tokenizer keeps it); the BM25 and state views are read
+            from them.
         speakers: the conversation's speakers the question names, as stored, in conversation
             order; the asking speaker last when the question says "I", "me", "my" or "the user".
         named: the speakers the question names by their names (``speakers`` without an asker
@@ -219,25 +250,32 @@ class Question:
 
     @cached_property
     def bm25_words(self) -> tuple[str, ...]:
-        """The BM25 query's words without stop-word removal (`question_words` of ``raw``)."""
-        return tuple(question_words(self.raw))
+        """The BM25 query's words without stop-word removal (`bm25_terms` of ``tokens``)."""
+        return tuple(bm25_terms(self.tokens))
 
     @cached_property
     def bm25_content_words(self) -> tuple[str, ...]:
         """The BM25 query's content words: without spaCy's stop words and the named speakers'
-        names (`question_words` of ``raw``)."""
-        return tuple(question_words(self.raw, drop=self.speakers, stop_words=True))
+        names (`bm25_terms` of ``tokens``)."""
+        return tuple(bm25_terms(self.tokens, drop=self.speakers, stop_words=True))
 
     @cached_property
     def state_words(self) -> frozenset[str]:
-        """The words current-value resolution matches (`asked_words` of ``raw``)."""
-        return asked_words(self.raw)
+        """The words current-value resolution matches (`state_words` of ``tokens``)."""
+        return state_words(self.tokens)
 
     @cached_property
     def answer_terms(self) -> tuple[str, ...]:
         """Answerability's key terms (`answer_terms` of ``raw`` without the persons' names)."""
         names = [e.surface for e in self.entities if e.type == "person"]
         return tuple(answer_terms(self.raw, names))
+
+    @cached_property
+    def without_names(self) -> str:
+        """``raw`` without the names of the speakers it names (``named``, and a possessive
+        "'s" after them; `kgmem.retrieve.names.strip_names`): the text embedded when the
+        ``strip_speakers`` setting is on; ``raw`` itself when nothing else would be left."""
+        return strip_names(self.raw, self.named)
 
     @cached_property
     def walk(self) -> ChainPlan:
@@ -473,7 +511,7 @@ def read_question(
     return Question(
         raw=question,
         text=text,
-        tokens=tuple(re.findall(r"[^\W_]+", text)),
+        tokens=tuple(re.findall(r"\w+", text)),
         speakers=speaking,
         named=named,
         asker=asker,

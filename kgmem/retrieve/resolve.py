@@ -31,11 +31,14 @@ from kgmem.ingest.extraction.attributes import vocabulary
 from kgmem.ingest.extraction.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
 from kgmem.ingest.extraction.values import ValueType
 from kgmem.models import Hit, TimeInterval
+from kgmem.retrieve.generators import LinkedPools
+from kgmem.retrieve.plan import QueryPlan
 from kgmem.retrieve.question import Question
 from kgmem.retrieve.score import Candidate
 
 __all__ = [
     "ANSWER_TYPES",
+    "current_values",
     "mark_answers",
     "order_hits",
     "relevant_rows",
@@ -254,3 +257,31 @@ def order_hits(hits: list[Hit], decisions: Sequence[dict[str, Any]]) -> list[Hit
         }
         out.insert(o, hit)
     return out
+
+
+def current_values(
+    qplan: QueryPlan, pool: list[Candidate], pools: LinkedPools, bonus: float
+) -> tuple[list[Candidate], list[dict[str, Any]]]:
+    """Current or past value per supersession key about the plan's entities (`resolve_state`,
+    ``bonus`` the ``current_bonus`` setting) over the keyed facts `linked_read` returned
+    (already restricted to what was visible at ``as_of``); the chosen values' turns join the
+    pool if they are not in it yet (with their best citing facts, `LinkedPools.keyed_turns`).
+    Returns the pool and the decisions (`mark_answers` marks each value that answers the
+    question)."""
+    rows = relevant_rows(qplan.reading, pools.keyed)
+    if not rows:
+        return pool, []
+    by_id = {c.turn_id: c for c in pool}
+    wanted = sorted({t for row in rows for t in row["cites"]} - set(by_id))
+    joined = [pools.keyed_turns[t] for t in wanted if t in pools.keyed_turns]
+    by_id.update({c.turn_id: c for c in joined})
+    decisions = resolve_state(
+        rows,
+        by_id,
+        mode=qplan.state or "current",
+        window=qplan.time_range,
+        anchor=qplan.anchor if qplan.relation == "before" else None,
+        bonus=bonus,
+    )
+    mark_answers(decisions, qplan.reading)
+    return list(by_id.values()), decisions

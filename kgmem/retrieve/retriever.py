@@ -30,7 +30,7 @@ from kgmem.retrieve.chain import ChainResult, StoreFactSource
 from kgmem.retrieve.config import EngineConfig
 from kgmem.retrieve.context import ConversationContext
 from kgmem.retrieve.plan import QueryPlan
-from kgmem.retrieve.question import Question
+from kgmem.retrieve.question import Question, read_question
 from kgmem.retrieve.scope import Scope, SearchFilters
 from kgmem.retrieve.sources import attach_metadata, with_sources
 from kgmem.retrieve.standing import Order, asks_order, check_order, serve_standing
@@ -137,9 +137,8 @@ class Request:
             parameters every read statement shares.
         scope: the conversations searched (one, or all of an owner's).
         filters: the caller's search filters.
-        reading: the question as the strategy read it before embedding it
-            (`Retriever.reading`), or None (a precomputed embedding, or a strategy that reads
-            nothing before ranking).
+        reading: the question as the strategy read it (`Retriever.reading`), read once
+            before anything ranks, also for a precomputed embedding.
     """
 
     query: str
@@ -150,7 +149,7 @@ class Request:
     params: dict[str, Any]
     scope: Scope
     filters: SearchFilters
-    reading: Reading | None = None
+    reading: Reading
 
 
 @dataclass
@@ -210,10 +209,10 @@ class Retriever(ABC):
         *,
         as_of: datetime | None = None,
         asked_by: str | None = None,
-    ) -> tuple[str, Reading | None]:
+    ) -> tuple[str, Reading]:
         """The text this strategy embeds for ``query`` and the question as it read it (here:
-        ``query`` itself and no reading)."""
-        return query, None
+        ``query`` itself, and the question read without a conversation context)."""
+        return query, Reading(read_question(query), None)
 
     def _warm(self) -> None:  # noqa: B027  # a hook: most strategies need nothing
         """Load what the strategy needs once, before the timed part (nothing here)."""
@@ -305,12 +304,12 @@ class Retriever(ABC):
         embedding: npt.NDArray[np.float32] | None,
         as_of: datetime | None,
         asked_by: str | None,
-    ) -> tuple[npt.NDArray[np.float32], Reading | None, float]:
+    ) -> tuple[npt.NDArray[np.float32], Reading, float]:
         """The query vector, the question as read before it was embedded (`reading`: read once,
-        the context first; nothing is read here for a precomputed ``embedding``) and the
-        milliseconds the embedding took."""
+        the context first; for a precomputed ``embedding`` too, which is not embedded again)
+        and the milliseconds the embedding took."""
         if embedding is not None:
-            return embedding, None, 0.0
+            return embedding, self.reading(query, scope, as_of=as_of, asked_by=asked_by)[1], 0.0
         _ = self.embedder.query_backend  # loaded (ONNX built) outside the timed embedding
         text, reading = self.reading(query, scope, as_of=as_of, asked_by=asked_by)
         t0 = time.perf_counter()
@@ -329,13 +328,14 @@ class Retriever(ABC):
         one round trip; none for a relevance-ordered search of a scope whose context says it
         holds no instruction or conflict)."""
         context = self.contexts.get(request.scope.key)
-        used: Order = order or ("time" if asks_order(request.query) else "relevance")
+        question = request.reading.question
+        used: Order = order or ("time" if asks_order(question) else "relevance")
         if context is not None and not context.standing and used == "relevance":
             return hits, [], [], used
         return serve_standing(
             self.store,
             conversation_id=request.conversation_id,
-            query=request.query,
+            question=question,
             vector=vector,
             hits=hits,
             as_of=request.as_of,

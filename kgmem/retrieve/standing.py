@@ -35,6 +35,7 @@ from kgmem.config import shipped_default
 from kgmem.errors import MalformedInput
 from kgmem.ingest.extraction.standing import typed_scopes
 from kgmem.models import Hit
+from kgmem.retrieve.question import Question
 from kgmem.store import Store
 
 __all__ = [
@@ -61,10 +62,10 @@ _ORDER_QUESTION = re.compile(
 )
 
 
-def asks_order(query: str) -> bool:
-    """Whether ``query`` asks for an order in time ("In what order did I bring up A, B and C?",
-    "What did I do first?"); "in order to" is not one."""
-    return bool(_ORDER_QUESTION.search(query[:2000]))
+def asks_order(question: Question) -> bool:
+    """Whether ``question`` asks for an order in time ("In what order did I bring up A, B and
+    C?", "What did I do first?"); "in order to" is not one (read from `Question.text`)."""
+    return bool(_ORDER_QUESTION.search(question.text))
 
 
 def check_order(order: object) -> Order | None:
@@ -83,16 +84,18 @@ def check_order(order: object) -> Order | None:
 def applicable(
     rows: Sequence[dict[str, Any]],
     vector: npt.NDArray[np.float32] | None,
-    request: str | None,
+    request: Question | None,
     limit: int = shipped_default("max_instructions"),
     similarity: float = shipped_default("instruction_similarity"),
 ) -> list[dict[str, Any]]:
     """The instructions of ``rows`` (``read/standing`` rows) that apply to ``request`` (module
-    docstring), best first, at most ``limit``; with no request, every one, oldest first.
+    docstring; its typed scopes are read from `Question.text`, ``vector`` is its embedding),
+    best first, at most ``limit``; with no request, every one, oldest first.
 
     Each is ``{"id", "turn_id", "kind", "text", "scope", "valid_from", "why", "similarity"}``
     (``why``: ``scope:<names>`` or ``similar``; ``similarity`` the cosine in [-1, 1])."""
-    scopes = set(typed_scopes(request)) if request else set()
+    asked = request.text if request is not None else ""  # empty: no request
+    scopes = set(typed_scopes(asked)) if asked else set()
     chosen: list[tuple[float, dict[str, Any]]] = []
     for row in rows:
         sim = (
@@ -101,14 +104,14 @@ def applicable(
             else 0.0
         )
         shared = sorted(scopes & set(row.get("scope") or ()))
-        if request and not shared and sim < similarity:
+        if asked and not shared and sim < similarity:
             continue
-        why = f"scope:{','.join(shared)}" if shared else ("similar" if request else "standing")
+        why = f"scope:{','.join(shared)}" if shared else ("similar" if asked else "standing")
         item = {k: row.get(k) for k in ("id", "turn_id", "kind", "text", "scope", "valid_from")}
         item["scope"] = list(item["scope"] or [])
         item |= {"why": why, "similarity": round(sim, 4)}
         chosen.append((len(shared) * 0.2 + sim, item))
-    if not request:
+    if not asked:
         return [item for _, item in chosen]
     chosen.sort(key=lambda pair: -pair[0])
     return [item for _, item in chosen[:limit]]
@@ -185,7 +188,7 @@ def serve_standing(
     store: Store,
     *,
     conversation_id: str,
-    query: str,
+    question: Question,
     vector: npt.NDArray[np.float32],
     hits: list[Hit],
     as_of: datetime | None,
@@ -193,12 +196,12 @@ def serve_standing(
     limit: int = shipped_default("max_instructions"),
     similarity: float = shipped_default("instruction_similarity"),
 ) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
-    """The hits (partners brought in; in time order for an ordering search), the applicable
-    instructions (at most ``limit``, at least ``similarity`` alike: `applicable`), the
-    conflicts and the order used, in one round trip (``read/standing``).
-    An owner search (no ``conversation_id``) gets the conflicts of each hit's conversation and
-    no instructions."""
-    used: Order = order or ("time" if asks_order(query) else "relevance")
+    """The hits (partners brought in; in time order for an ordering search), the instructions
+    that apply to ``question`` (``vector`` its embedding; at most ``limit``, at least
+    ``similarity`` alike: `applicable`), the conflicts and the order used, in one round trip
+    (``read/standing``). An owner search (no ``conversation_id``) gets the conflicts of each
+    hit's conversation and no instructions."""
+    used: Order = order or ("time" if asks_order(question) else "relevance")
     cids = [conversation_id] if conversation_id else sorted({h.conversation_id for h in hits})
     instructions: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
@@ -211,7 +214,7 @@ def serve_standing(
             turn_ids=[h.turn_id for h in hits],
         )[0]
         if conversation_id:
-            instructions = applicable(read["instructions"], vector, query, limit, similarity)
+            instructions = applicable(read["instructions"], vector, question, limit, similarity)
         rows.extend(read["conflicts"])
         positions |= {p["id"]: p["index"] for p in read["positions"]}
     hits = _with_partners(hits, rows) if rows else hits

@@ -108,7 +108,8 @@ def test_expansion_caps_are_respected(memory: Memory, cid: str) -> None:
             generators=frozenset({"dense_turns", "dense_facts", "events"}), pools=pools
         )
         qplan = plan(query).model_copy(update={"budgets": pools})
-        out = gen.linked_read(memory.store, params, qplan, cfg)
+        scope = gen.conversation_scope(memory.store, params["conversation_id"], None)
+        out = gen.linked_read(memory.store, params, qplan, cfg, scope=scope)
         seeds = merge_candidates(list(out.seeds.values()))
         extra = out.expanded
         assert {g for c in extra for g in c.generators} <= {"events"}

@@ -152,7 +152,8 @@ def _seeds(
     cfg = EngineConfig(generators=frozenset(generators), pools=budgets)
     qplan = plan(QUESTION).model_copy(update={"budgets": budgets})
     params = {"conversation_id": cid, "embedding": loaded.query.tolist()}
-    return gen.linked_read(memory.store, params, qplan, cfg)
+    scope = gen.conversation_scope(memory.store, cid, None)
+    return gen.linked_read(memory.store, params, qplan, cfg, scope=scope)
 
 
 def test_the_trap_is_real(driver: neo4j.Driver, loaded: Loaded) -> None:
@@ -215,14 +216,15 @@ def test_speaker_seeds_are_the_named_speakers_own_best(
     cfg = EngineConfig(generators=frozenset({"speaker"}), pools={"speaker": 5})
     qplan = plan(QUESTION).model_copy(update={"budgets": {"speaker": 5}, "speakers": ("Ben",)})
     params = {"conversation_id": cid, "embedding": loaded.query.tolist()}
-    seeds = gen.linked_read(memory.store, params, qplan, cfg).seeds["speaker"]
+    scope = gen.conversation_scope(memory.store, cid, None)
+    seeds = gen.linked_read(memory.store, params, qplan, cfg, scope=scope).seeds["speaker"]
     assert len(seeds) == 5 and {c.speaker for c in seeds} == {"Ben"}
     exact = [c.turn_id for c in gen.dense_turns(memory.store, params, TURNS) if c.speaker == "Ben"][
         :5
     ]
     assert {c.turn_id for c in seeds} == set(exact)
     off = qplan.model_copy(update={"speakers": ()})
-    assert "speaker" not in gen.linked_read(memory.store, params, off, cfg).seeds
+    assert "speaker" not in gen.linked_read(memory.store, params, off, cfg, scope=scope).seeds
 
 
 def test_the_engine_sees_the_whole_tenant(memory: Memory, loaded: Loaded) -> None:

@@ -1,11 +1,11 @@
-"""The speaker gap (`kgmem.retrieve.linked.speaker_gap`): pure, no server."""
+"""The speaker gap (`kgmem.retrieve.answerability.speaker_gap`): pure, no server."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from kgmem.models import Hit
-from kgmem.retrieve.linked import speaker_gap
+from kgmem.retrieve.answerability import speaker_gap
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 

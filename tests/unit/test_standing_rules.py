@@ -22,6 +22,7 @@ from kgmem.ingest.extraction.standing import (
     typed_scopes,
 )
 from kgmem.models import Hit
+from kgmem.retrieve.question import read_question
 from kgmem.retrieve.standing import (
     _with_partners,
     applicable,
@@ -114,23 +115,27 @@ def rows() -> list[dict]:
 
 def test_applicable_by_typed_scope_or_similarity_and_at_most_five() -> None:
     # a formatting instruction about code applies to any request for code, whatever its words
-    got = applicable(rows(), unit(0, 0, 1), "Show me how to implement the login route")
+    got = applicable(
+        rows(), unit(0, 0, 1), read_question("Show me how to implement the login route")
+    )
     assert [i["turn_id"] for i in got] == ["c:2"] and got[0]["why"] == "scope:code"
-    got = applicable(rows(), unit(0.05, 1), "What should I use for charts?")
+    got = applicable(rows(), unit(0.05, 1), read_question("What should I use for charts?"))
     assert [i["turn_id"] for i in got] == ["c:8"] and got[0]["why"] == "similar"
-    assert applicable(rows(), unit(0, 0, 1), "What is the weather?") == []
+    assert applicable(rows(), unit(0, 0, 1), read_question("What is the weather?")) == []
     assert [i["turn_id"] for i in applicable(rows(), None, None)] == ["c:2", "c:8"]
     many = [dict(rows()[0], id=f"c:{n}#instruction", turn_id=f"c:{n}") for n in range(9)]
-    served = applicable(many, unit(1, 0), "write the code")
+    served = applicable(many, unit(1, 0), read_question("write the code"))
     assert len(served) == shipped_default("max_instructions")
 
 
 def test_ordering_questions_and_the_order_argument() -> None:
-    assert asks_order("In what order did I bring up the data model, speed and deployment?")
-    assert asks_order("Can you list, in order, what I worked on?")
-    assert asks_order("What did I do first?")
-    assert not asks_order("I refactored it in order to test it; what changed?")
-    assert not asks_order("What did Caroline paint?")
+    assert asks_order(
+        read_question("In what order did I bring up the data model, speed and deployment?")
+    )
+    assert asks_order(read_question("Can you list, in order, what I worked on?"))
+    assert asks_order(read_question("What did I do first?"))
+    assert not asks_order(read_question("I refactored it in order to test it; what changed?"))
+    assert not asks_order(read_question("What did Caroline paint?"))
     assert check_order(None) is None and check_order("time") == "time"
     with pytest.raises(MalformedInput):
         check_order("newest")

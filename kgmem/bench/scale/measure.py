@@ -102,6 +102,7 @@ def dense_seed_ids(
         {"conversation_id": conversation_id, "embedding": vector.tolist()},
         qplan,
         _dense_config(k),
+        scope=gen.conversation_scope(store, conversation_id, None),
     )
     return [c.turn_id for c in sorted(pools.seeds.get("dense_turns", []), key=lambda c: -c.cosine)]
 
@@ -123,6 +124,7 @@ def bm25_sets(
         {"conversation_id": conversation_id, "embedding": vector.tolist()},
         qplan,
         _fulltext_config(k),
+        scope=gen.conversation_scope(store, conversation_id, None),
     )
     rows = pools.seeds.get("fulltext", [])
     turns = frozenset(c.turn_id for c in rows if c.fact_id is None)
