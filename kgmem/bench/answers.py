@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from kgmem.ingest.extraction.values import find_values
+from kgmem.ingest.extraction.values import FORM_TYPES, find_values
 
 if TYPE_CHECKING:
     from nltk.stem import PorterStemmer
@@ -57,7 +57,7 @@ _CITATION = re.compile(r"\s*\[[^\[\]\n]{1,200}\]")
 #: answers it, for the slots a pattern of `kgmem.ingest.extraction.values` can find
 _SLOT_TYPES = {"time": ("date", "time"), "count": ("number",), "duration": ("number",)}
 #: value types `kgmem.ingest.extraction.values.find_values` recognises by form
-_PATTERN_TYPES = frozenset({"date", "time", "money", "number", "email", "phone", "url"})
+_PATTERN_TYPES = FORM_TYPES
 
 
 @cache

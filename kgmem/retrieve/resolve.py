@@ -29,7 +29,7 @@ from typing import Any
 from kgmem.config import shipped_default
 from kgmem.ingest.extraction.attributes import vocabulary
 from kgmem.ingest.extraction.supersession import FAMILY_WORDS, MULTI_VALUED, SINGLE_VALUED
-from kgmem.ingest.extraction.values import ValueType
+from kgmem.ingest.extraction.values import FORM_TYPES, ValueType
 from kgmem.models import Hit, TimeInterval
 from kgmem.retrieve.generators import LinkedPools
 from kgmem.retrieve.plan import QueryPlan
@@ -57,16 +57,15 @@ def _order(row: dict[str, Any]) -> tuple[int, datetime, str]:
 
 
 def _family_words() -> dict[str, set[str]]:
-    """Words that name each relation family: `FAMILY_WORDS`, the family's own name parts and
-    the first word of each of its relations (``live_in`` → "live")."""
+    """Words that name each relation family: `FAMILY_WORDS` (the attribute vocabulary's
+    question and state words), the family's own name parts and the first word of each of its
+    relations (``live_in`` → "live")."""
     words: dict[str, set[str]] = defaultdict(set)
     for family, cues in FAMILY_WORDS.items():
         words[family].update(cues)
     for relation, family in SINGLE_VALUED.items():
         words[family].update(family.split("_"))
         words[family].add(relation.split("_")[0])
-    for attribute in vocabulary().attributes.values():  # the attribute vocabulary's question words
-        words[attribute.id].update(attribute.questions)
     return words
 
 
@@ -210,11 +209,10 @@ def resolve_current(
     return resolve_state(rows, pool, mode="current")
 
 
-ANSWER_TYPES: frozenset[ValueType] = frozenset(
-    {"email", "phone", "url", "money", "date", "time", "number"}
-)
-"""Value types whose value is the answer by its form: a question that explicitly asks for an
-e-mail address is answered by the turn holding one, whatever else shares its topic word."""
+ANSWER_TYPES: frozenset[ValueType] = FORM_TYPES
+"""Value types whose value is the answer by its form (`kgmem.ingest.extraction.values.FORM_TYPES`):
+a question that explicitly asks for an e-mail address is answered by the turn holding one,
+whatever else shares its topic word."""
 
 
 def mark_answers(decisions: list[dict[str, Any]], question: Question) -> None:

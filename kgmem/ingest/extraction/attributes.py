@@ -5,8 +5,8 @@ everyday personal and work life (residence, employer, occupation, phone, e-mail,
 children, pets, a pet's name and breed, what someone is reading, their usual drink, diet,
 owned things, the date of a planned thing, a budget, …), each with the predicates and nouns
 that state it, the value types it allows and whether it is single- or multi-valued. Attribute
-ids that name a family of `kgmem.ingest.extraction.supersession` are that family: one scheme, one
-key space.
+ids are the families of `kgmem.ingest.extraction.supersession`, which derives its families,
+their multiplicity and words from this file: one scheme, one key space.
 
 `read_fact` gives one extracted fact its attribute, value and value type, trying in order:
 
@@ -43,7 +43,7 @@ import numpy as np
 
 from kgmem.config import shipped_default
 from kgmem.ingest.extraction.entities import ABSTRACT, is_abstract_noun
-from kgmem.ingest.extraction.values import VALUE_TYPES, ValueType, value_type
+from kgmem.ingest.extraction.values import VALUE_TYPES, ValueType, types_with, value_type
 from kgmem.models import FactRecord
 from kgmem.store.tenant import key_holder
 
@@ -71,13 +71,15 @@ class Attribute:
 
     id: str
     multiplicity: Multiplicity
-    value_types: tuple[str, ...]
+    value_types: tuple[ValueType, ...]
     predicates: tuple[str, ...] = ()
     nouns: tuple[str, ...] = ()
     values: tuple[str, ...] = ()
     questions: tuple[str, ...] = ()
     per_thing: bool = False
     evidence: tuple[str, ...] = ()
+    relations: tuple[str, ...] = ()
+    state_words: tuple[str, ...] = ()
 
     def allows(self, kind: str) -> bool:
         """Whether a value of type ``kind`` can be this attribute's value."""
@@ -140,6 +142,8 @@ def vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
         bad = [t for t in e["value_types"] if t not in VALUE_TYPES]
         if bad:
             raise ValueError(f"{path.name}: attribute {e['id']!r} allows unknown types {bad}")
+        if e.get("relations") and e["multiplicity"] != "single":
+            raise ValueError(f"{path.name}: relations key only a single-valued family: {e['id']!r}")
         out.append(
             Attribute(
                 id=e["id"],
@@ -151,6 +155,8 @@ def vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
                 questions=tuple(e.get("questions", ())),
                 per_thing=bool(e.get("per_thing", False)),
                 evidence=tuple(e.get("evidence", ())),
+                relations=tuple(e.get("relations", ())),
+                state_words=tuple(e.get("state_words", ())),
             )
         )
     return Vocabulary(out)
@@ -211,7 +217,7 @@ def _typed(value: str, entity_id: str | None, text: str = "") -> ValueType:
     as names; a literal noun phrase headed by an organisation kind ("the dental clinic") is an
     ``organization``."""
     kind = value_type(value, entity_id=entity_id)
-    if kind in ("person", "organization") and text and _work_evidence(text, value):
+    if kind in _PROPER and text and _work_evidence(text, value):
         return "work"
     if (
         kind == "other"
@@ -261,7 +267,9 @@ _COPULAR = frozenset(
 )
 #: value types only some attributes take, distinctive enough that a verb shared with one of
 #: the attribute's predicates ("start" of "start reading") and the type name the attribute
-_DISTINCTIVE: frozenset[ValueType] = frozenset({"work", "email", "phone", "url", "money"})
+_DISTINCTIVE: frozenset[ValueType] = types_with("distinctive")
+#: named-entity types spaCy's small English model also gives one-word titles
+_PROPER: frozenset[ValueType] = types_with("proper")
 
 
 _LIGHT_VERBS = frozenset({"", "be", "have", "get", "do", "make", "go", "take"})

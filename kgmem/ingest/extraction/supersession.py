@@ -42,6 +42,11 @@ to", "no longer", "gave up", "gone off", "quit", "stopped", "left", "pulled off"
 "instead", "sold", "lost", "now", …; else ``"later value"``) and a ``confidence``: 0.9 with an
 explicit change cue, 0.7 when a later single-valued assertion alone implies the change.
 
+The families, their multiplicity, the relations that key them and the question words that name
+them come from the attribute vocabulary (``kgmem/data/attributes.json``: ``multiplicity``,
+``relations``, ``questions``, ``state_words``); this module keeps only the words `classify`
+reads a family by.
+
 Relation names are the extractor's lemma-based snake_case (``live_in``, ``work_at``, ``be``,
 ``not_drink``); they are normalised (case, spaces and hyphens) before lookup.
 """
@@ -55,7 +60,7 @@ from datetime import UTC, datetime
 from itertools import pairwise
 from types import MappingProxyType
 
-from kgmem.ingest.extraction.attributes import attribute_key
+from kgmem.ingest.extraction.attributes import attribute_key, vocabulary
 from kgmem.models import FactRecord
 from kgmem.store.tenant import key_holder
 
@@ -76,70 +81,13 @@ __all__ = [
     "supersession_links",
 ]
 
-_FAMILIES: dict[str, tuple[str, ...]] = {
-    "residence": (
-        "live_in",
-        "live_at",
-        "move_to",
-        "move_into",
-        "relocate_to",
-        "reside_in",
-        "settle_in",
-        "be_based_in",
-    ),
-    "employer": (
-        "work_at",
-        "work_for",
-        "be_employed_by",
-        "be_employed_at",
-        "be_hired_by",
-        "get_job_at",
-        "start_job_at",
-        "start_work_at",
-        "start_working_at",
-    ),
-    "occupation": (
-        "work_as",
-        "be_employed_as",
-        "be_hired_as",
-        "get_job_as",
-        "start_job_as",
-        "start_work_as",
-        "start_working_as",
-        "have_job_as",
-    ),
-    "relationship_status": (
-        "be_married_to",
-        "marry",
-        "get_married_to",
-        "date",
-        "be_dating",
-        "be_engaged_to",
-        "get_engaged_to",
-        "divorce",
-        "get_divorced_from",
-        "break_up_with",
-        "split_up_with",
-        "be_single",
-        "be_divorced",
-    ),
-    "school": ("study_at", "be_student_at", "enroll_at", "enroll_in", "attend_school"),
-    "major": ("major_in",),
-    "scheduled_date": (
-        "be_scheduled_for",
-        "be_planned_for",
-        "be_set_for",
-        "reschedule_to",
-        "postpone_to",
-    ),
-    "age": ("be_aged", "turn_age"),
-    "name": ("be_named", "be_called", "change_name_to"),
-}
+_VOCABULARY = vocabulary().attributes.values()  # the families: kgmem/data/attributes.json
 
 SINGLE_VALUED: Mapping[str, str] = MappingProxyType(
-    {relation: family for family, relations in _FAMILIES.items() for relation in relations}
+    {relation: a.id for a in _VOCABULARY for relation in a.relations}
 )
-"""Single-valued relation (normalised snake_case lemma) → relation family."""
+"""Single-valued relation (normalised snake_case lemma) → relation family: each attribute's
+``relations`` in ``kgmem/data/attributes.json``."""
 
 _STATUS_WORDS = ("single", "married", "divorced", "engaged", "widowed", "separated", "dating")
 _JOB_WORDS = ("job", "position", "post", "role")
@@ -171,8 +119,10 @@ CHANGE_CUE = re.compile(
 longer, not … anymore, gave up, gone off, quit, stopped, left, pulled/taken off, instead, sold,
 lost, now)."""
 
-MULTI_VALUED = frozenset({"pets", "owned", "hobbies", "health", "likes"})
-"""Families where a subject holds several values at once; keys carry the object's head word."""
+MULTI_VALUED = frozenset(a.id for a in _VOCABULARY if a.multiplicity == "multi")
+"""Families where a subject holds several values at once (the attributes whose multiplicity is
+``multi``: pets, owned things, hobbies, health, likes, children, languages); keys carry the
+object's head word."""
 
 
 def _nouns(text: str) -> frozenset[str]:
@@ -213,23 +163,13 @@ _CHANGE_VERBS = _nouns("quit stop leave lose sell give_up give_away go_off rehom
 
 FAMILY_WORDS: Mapping[str, frozenset[str]] = MappingProxyType(
     {
-        "residence": frozenset({"live", "living", "lives", "home", "reside", "based", "city"}),
-        "employer": frozenset({"work", "working", "works", "employer", "job", "company"}),
-        "occupation": frozenset({"job", "occupation", "profession", "work", "working"}),
-        "assignment": frozenset({"work", "working", "works", "project", "team", "assignment"}),
-        "school": frozenset({"school", "study", "studying", "studies", "university", "college"}),
-        "relationship_status": frozenset({"dating", "date", "married", "partner", "single"}),
-        "drink": frozenset({"drink", "drinks", "drinking", "coffee", "tea", "beverage"}),
-        "diet": frozenset({"diet", "eat", "eats", "eating", "vegan", "vegetarian"}),
-        "pets": frozenset({"pet", "pets", *_ANIMALS}),
-        "owned": frozenset({"own", "owns", "have", "has", "drive", "drives"}),
-        "hobbies": frozenset({"hobby", "hobbies", "play", "plays", "club", "practice"}),
-        "health": frozenset({"allergic", "allergy", "condition", "health", "suffer"}),
-        "likes": frozenset({"like", "likes", "love", "loves", "enjoy", "enjoys", "favorite"}),
+        a.id: frozenset({*a.questions, *a.state_words, *(_ANIMALS if a.id == "pets" else ())})
+        for a in _VOCABULARY
     }
 )
 """Question words that name each family (`kgmem.retrieve.resolve` uses them to pick the
-supersession keys a question is about)."""
+supersession keys a question is about): the attribute's ``questions`` and ``state_words``, and
+for pets every animal word `classify` reads a pet by."""
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 

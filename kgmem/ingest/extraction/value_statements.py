@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from kgmem.ingest.extraction.attributes import Attribute, Vocabulary, thing_of, vocabulary
 from kgmem.ingest.extraction.extract import SERIAL_STRIDE, Extraction, split_captions
-from kgmem.ingest.extraction.values import ValueType, find_values
+from kgmem.ingest.extraction.values import ValueType, find_values, types_with
 from kgmem.models import FactRecord, TurnRecord
 
 __all__ = ["VALUE_OFFSET", "ValueExtractor"]
@@ -29,24 +29,25 @@ _HABIT = re.compile(
     re.IGNORECASE,
 )
 _PLACE_AFTER = re.compile(r"\s+(?:in|at)\s+(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
-#: pattern-typed values this extractor reads (a bare number or a time alone says too little)
-_FORM_TYPES: frozenset[ValueType] = frozenset({"email", "phone", "url", "money", "date", "number"})
+#: pattern-typed values this extractor reads (a time alone says too little)
+_FORM_TYPES: frozenset[ValueType] = types_with("stated")
 VALUE_OFFSET = SERIAL_STRIDE * 7 // 10
 
 
-_COPULA_TYPES: frozenset[ValueType] = frozenset({"date", "number"})
+_COPULA_TYPES: frozenset[ValueType] = types_with("copula")
 _COPULA = re.compile(
     r"\b(?:is|are|'s|was|will\s+be|moved\s+to|changed\s+to|now)\s+(?:on\s+|at\s+|for\s+)?"
     r"(?:the\s+)?$|:\s*$",
     re.IGNORECASE,
 )
+_SELF_NAMING = types_with("self_naming")
 _OTHERS = re.compile(r"\b(?:his|her|their|your|[A-Z][a-z]+'s)\b")
 
 
 def _only_attribute(kind: str, vocab: Vocabulary) -> tuple[Attribute, str] | None:
     """The one attribute whose only allowed type is ``kind`` (an e-mail address is an e-mail),
     with its first noun; None when several or none are."""
-    if kind not in ("email", "phone", "url"):
+    if kind not in _SELF_NAMING:
         return None  # a date or an amount alone says nothing of what it is the value of
     owners = [a for a in vocab.attributes.values() if a.value_types == (kind,) and a.nouns]
     return (owners[0], owners[0].nouns[0]) if len(owners) == 1 else None

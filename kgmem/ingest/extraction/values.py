@@ -12,18 +12,29 @@
 
 The spellings are those of `kgmem.models.EntityType` where both exist, so a value typed from an
 entity and a value typed by a pattern compare equal.
+
+`ValueType` is the one list of value types: `VALUE_TRAITS` says, once per type, what the code
+does with it, and every set of types the code uses is `types_with` a trait (or `FORM_TYPES`,
+the types a pattern reads) rather than a hand list; ``kgmem/data/attributes.json`` may name only
+these types (`kgmem.ingest.extraction.attributes.vocabulary` checks on load).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Literal, get_args
 
 __all__ = [
+    "FORM_TYPES",
     "PATTERNS",
+    "VALUE_TRAITS",
     "VALUE_TYPES",
+    "ValueTrait",
     "ValueType",
     "find_values",
+    "types_with",
     "value_type",
 ]
 
@@ -44,6 +55,48 @@ ValueType = Literal[
     "other",
 ]
 VALUE_TYPES: tuple[ValueType, ...] = get_args(ValueType)
+
+ValueTrait = Literal["entity", "proper", "whole", "distinctive", "stated", "copula", "self_naming"]
+VALUE_TRAITS: Mapping[ValueType, frozenset[ValueTrait]] = MappingProxyType(
+    {
+        "person": frozenset({"entity", "proper"}),
+        "place": frozenset({"entity"}),
+        "organization": frozenset({"entity", "proper"}),
+        "work": frozenset({"entity", "distinctive"}),
+        "product": frozenset(),
+        "name": frozenset(),
+        "date": frozenset({"entity", "stated", "copula"}),
+        "time": frozenset(),
+        "money": frozenset({"whole", "distinctive", "stated"}),
+        "number": frozenset({"stated", "copula"}),
+        "email": frozenset({"whole", "distinctive", "stated", "self_naming"}),
+        "phone": frozenset({"whole", "distinctive", "stated", "self_naming"}),
+        "url": frozenset({"whole", "distinctive", "stated", "self_naming"}),
+        "other": frozenset(),
+    }
+)
+"""What the code does with each `ValueType` (one entry per type, the only place types are
+grouped):
+
+- ``entity``: the type of an extractor entity of the same name (`value_type` reads it off an
+  entity id);
+- ``proper``: a named entity type spaCy's small model also gives one-word titles
+  (`kgmem.ingest.extraction.attributes` re-reads such a value as a ``work`` when the sentence
+  shows a title);
+- ``whole``: a pattern match over half the value or more types the whole value;
+- ``distinctive``: only some attributes take it, so a verb shared with one of their predicates
+  and the type name the attribute;
+- ``stated``: `kgmem.ingest.extraction.value_statements` reads it next to an attribute noun;
+- ``copula``: it may follow a copula there ("the flight is on the 16th");
+- ``self_naming``: the value alone says which attribute it is of (an e-mail address).
+"""
+
+
+def types_with(trait: ValueTrait) -> frozenset[ValueType]:
+    """The value types that have ``trait`` (see `VALUE_TRAITS`), e.g. ``types_with("whole")``
+    → email, phone, url, money."""
+    return frozenset(kind for kind, traits in VALUE_TRAITS.items() if trait in traits)
+
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -89,14 +142,13 @@ PATTERNS: tuple[tuple[ValueType, re.Pattern[str]], ...] = (
 """Value formats by pattern, most specific first (an e-mail address before a URL, money before
 a phone number, a phone number before a bare number)."""
 
+FORM_TYPES: frozenset[ValueType] = frozenset(kind for kind, _ in PATTERNS)
+"""The value types a pattern reads (`find_values`): a value of one of them is recognised by its
+form alone (date, time, money, number, e-mail, phone, URL)."""
+_WHOLE = types_with("whole")
+
 _ENTITY_TYPE = re.compile(r":e:(?P<type>[a-z]+):")
-_BY_ENTITY: dict[str, ValueType] = {
-    "person": "person",
-    "place": "place",
-    "organization": "organization",
-    "work": "work",
-    "date": "date",
-}
+_BY_ENTITY: dict[str, ValueType] = {kind: kind for kind in types_with("entity")}
 _DIGITS = re.compile(r"\d")
 _LEAD = re.compile(r"^(?:(?:at|on|in|for|by|to|is|of|about|around)\s+)+", re.IGNORECASE)
 
@@ -142,7 +194,7 @@ def value_type(value: str, *, entity_id: str | None = None) -> ValueType:
     text = _LEAD.sub("", value.strip())
     for kind, start, end, _ in find_values(text):
         covered = text[:start].strip(" ,;:") == "" and len(text[end:].strip(" .,;:!?")) <= 2
-        strong = kind in ("email", "phone", "url", "money") and (end - start) >= len(text) // 2
+        strong = kind in _WHOLE and (end - start) >= len(text) // 2
         if covered or strong:
             return kind
     if entity_id is not None and (m := _ENTITY_TYPE.search(entity_id)):
