@@ -59,7 +59,7 @@ def answerability(
     ruled = not decide(not decision.answerable, gap, held, in_memory=decision.in_memory)
     verdict = attribute_verdict(qplan.reading.ask, persons, support)
     trained, trained_fact = (
-        trained_support(read.embedding, qplan.question, holder, ids, speaker_person)
+        trained_support(read.embedding, qplan.reading, holder, ids, speaker_person)
         if persons
         else (None, None)
     )

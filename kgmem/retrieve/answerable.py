@@ -1,7 +1,7 @@
 """Answerability: does anything in memory support the question *for the person it names*?
 
 Support is judged at the level of facts, not of the conversation's words. The question's key
-content terms (`content_terms`, the `kgmem.retrieve.question.Question.answer_terms` view: its
+content terms (the `kgmem.retrieve.question.Question.answer_terms` view: its
 words minus question words, function words, generic verbs and nouns and the names of the
 persons it names) are Snowball-stemmed and matched against the
 *asserted or negated* facts of the conversation whose subject is a person
@@ -57,7 +57,6 @@ from kgmem.ingest.extraction.attributes import Attribute, vocabulary
 from kgmem.ingest.extraction.entities import slugify
 from kgmem.retrieve.asked import AskedAttribute
 from kgmem.retrieve.question import Question, stop_words
-from kgmem.retrieve.question import answer_terms as content_terms
 
 __all__ = [
     "HOLDER_GAP_WITH_FACTS",
@@ -70,7 +69,6 @@ __all__ = [
     "Support",
     "asker_persons",
     "attribute_verdict",
-    "content_terms",
     "decide",
     "holder_gap",
     "judge",

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from kgmem.retrieve.question import Question
 from kgmem.truth.decisions import answerability
 from kgmem.truth.weights import TruthModels
 
@@ -43,8 +44,8 @@ _ASSERTED = ("asserted", "negated", None)
 
 
 def trained_support(
-    question: Sequence[float] | None,
-    question_text: str,
+    vector: Sequence[float] | None,
+    question: Question,
     holder: Sequence[Mapping[str, Any]],
     ids: Collection[str],
     person_of: Callable[[str, str], str],
@@ -54,8 +55,8 @@ def trained_support(
     question, and that fact's id; ``(0.0, None)`` when they hold none of ``holder``.
 
     Args:
-        question: the question's embedding (unit norm), or None (nothing is scored).
-        question_text: the question.
+        vector: the question's embedding (unit norm), or None (nothing is scored).
+        question: the question's reading (the decision reads its ``text``).
         holder: ``read/linked_read``'s ``holder`` rows (``fact_id``, ``conversation_id``,
             ``subject``, ``speaker``, ``cosine``, ``text``, ``modality``, ``embedding``), best
             cosine first.
@@ -76,11 +77,11 @@ def trained_support(
             )
         )
     ][:TRAINED_K]
-    if question is None or not held:
+    if vector is None or not held:
         return 0.0, None
     decisions = answerability(
-        np.asarray(question, dtype=np.float32),
-        question_text,
+        np.asarray(vector, dtype=np.float32),
+        question.text,
         np.asarray([row["embedding"] for row in held], dtype=np.float32),
         [str(row.get("text") or "") for row in held],
         [str(row.get("speaker") or "") for row in held],

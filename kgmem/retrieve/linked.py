@@ -75,11 +75,12 @@ class LinkedRetriever(Retriever):
     ) -> tuple[str, Reading]:
         """The question read once against the conversation context (read when not cached),
         and the text embedded for it: with ``strip_speakers``, the question without the names
-        of the speakers it names (`Question.without_names`), so the vector carries what is asked and
-        the ``speaker`` generator and term carry who (every turn and fact about a speaker is
-        close to her name; measured on the LoCoMo dev split); otherwise ``query`` itself. An
-        ``asked_by`` that is not a speaker is read as no asker here: planning raises for it
-        (`kgmem.retrieve.request_read.asker_of`), after the checks that come first.
+        of the speakers it names (`Question.without_names`), so the vector carries what is
+        asked and the ``speaker`` generator and term carry who (every turn and fact about a
+        speaker is close to her name; measured on the LoCoMo dev split); otherwise the
+        question's ``text``. An ``asked_by`` that is not a speaker is read as no asker here:
+        planning raises for it (`kgmem.retrieve.request_read.asker_of`), after the checks that
+        come first.
 
         Raises:
             ConversationNotFound: the conversation holds no turns.
@@ -99,7 +100,7 @@ class LinkedRetriever(Retriever):
             speakers=context.speakers,
             asker=asker if asker in context.speakers else None,
         )
-        text = question.without_names if self.config.strip_speakers else query
+        text = question.without_names if self.config.strip_speakers else question.text
         return text, Reading(question, context.version)
 
     def _rank(self, request: Request) -> Ranking:

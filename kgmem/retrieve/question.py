@@ -10,16 +10,17 @@ the answer slot; and, for a relation-chain question, the compiled chain
 type (`kgmem.retrieve.asked`, read with the attribute vocabulary the facts were read with).
 
 Each consumer's own view of the words is a named field, so each keeps exactly the stop list and
-stemming it had when it tokenised the text itself. The BM25 and state views are read from the
-record's ``tokens`` (the ``\\w+`` runs of ``text``), not from the string again:
+stemming it had when it tokenised the text itself. Nothing after `read_question` reads the string
+as given (``raw`` is kept for display): the views are read from the record's token tuples.
 `Question.bm25_words` / `Question.bm25_content_words` (the BM25 query, spaCy's English stop
-list; `bm25_terms`), `Question.state_words` (the supersession families current-value
-resolution matches; `state_words`). Two views keep a reading of their own, because their words
-are not runs of word characters: `Question.answer_terms` (answerability's key terms keep an
-inner apostrophe or hyphen, "mother-in-law"; the one content stop list, `stop_words`, spaCy's
-list plus generic words) and `Question.walk` (the chain walk's parse: its own tokenizer, name
-finder and name-boundary words). `Question.without_names` is the text the linked engine
-embeds: the question without the names of the speakers it names.
+list; `bm25_terms`) and `Question.state_words` (the supersession families current-value
+resolution matches; `state_words`) read ``tokens`` (the ``\\w+`` runs of ``text``).
+`Question.answer_terms` (answerability's key terms; the one content stop list, `stop_words`,
+spaCy's list plus generic words) reads ``words`` (letter words that keep an inner apostrophe or
+hyphen, "mother-in-law"). `Question.walk` is the chain walk's parse of ``text`` (its own name
+finder and name-boundary words over character spans; the compiled ``chain`` itself when the
+question reads as a chain question). `Question.without_names` is the text the linked engine
+embeds: ``text`` without the names of the speakers it names.
 
 **Roles.** In a conversation with a speaker whose role is ``user`` (`kgmem.roles`), "I", "me",
 "my", "mine", "myself" and "the user" mean that speaker: the asking speaker joins the named
@@ -56,6 +57,7 @@ __all__ = [
     "answer_terms",
     "asked_words",
     "bm25_terms",
+    "letter_words",
     "question_words",
     "read_question",
     "state_words",
@@ -174,18 +176,24 @@ def stop_words() -> frozenset[str]:
     return stop_list() | GENERIC_WORDS
 
 
-def answer_terms(question: str, names: Sequence[str] = ()) -> list[str]:
-    """The question's key content words for answerability, in order, de-duplicated (surface
-    forms, possessive "'s" dropped; `kgmem.retrieve.answerable`).
+def letter_words(text: str) -> list[str]:
+    """The letter words of ``text``, in order: a run of letters with any inner apostrophe or
+    hyphen kept whole ("mother-in-law", "Ana's"); digits and underscores end a word."""
+    return _WORD.findall(text)
+
+
+def answer_terms(words: Iterable[str], names: Sequence[str] = ()) -> list[str]:
+    """The key content words for answerability among ``words``, in order, de-duplicated
+    (surface forms lower-cased, possessive "'s" dropped; `kgmem.retrieve.answerable`).
 
     Args:
-        question: the question.
+        words: the question's letter words (`letter_words`; `Question.words`).
         names: surfaces of the persons the plan resolved (their names are not content).
     """
     named = {w.lower() for n in names for w in _WORD.findall(n)}
     stops = stop_words()
     out: dict[str, None] = {}
-    for word in _WORD.findall(question):
+    for word in words:
         low = re.sub(r"'s?$", "", word.lower())
         if len(low) < 3 or low in stops or low in named:
             continue
@@ -204,6 +212,8 @@ class Question:
         tokens: the words of ``text`` (``\\w+`` runs, as written: a word with an underscore
             is one, as Lucene's standard tokenizer keeps it); the BM25 and state views are read
             from them.
+        words: the letter words of ``text`` (`letter_words`: an inner apostrophe or hyphen
+            kept, "mother-in-law"); answerability's key terms are read from them.
         speakers: the conversation's speakers the question names, as stored, in conversation
             order; the asking speaker last when the question says "I", "me", "my" or "the user".
         named: the speakers the question names by their names (``speakers`` without an asker
@@ -230,6 +240,7 @@ class Question:
     raw: str
     text: str
     tokens: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
     speakers: tuple[str, ...] = ()
     named: tuple[str, ...] = ()
     asker: str | None = None
@@ -266,21 +277,24 @@ class Question:
 
     @cached_property
     def answer_terms(self) -> tuple[str, ...]:
-        """Answerability's key terms (`answer_terms` of ``raw`` without the persons' names)."""
+        """Answerability's key terms (`answer_terms` of ``words`` without the persons'
+        names)."""
         names = [e.surface for e in self.entities if e.type == "person"]
-        return tuple(answer_terms(self.raw, names))
+        return tuple(answer_terms(self.words, names))
 
     @cached_property
     def without_names(self) -> str:
-        """``raw`` without the names of the speakers it names (``named``, and a possessive
+        """``text`` without the names of the speakers it names (``named``, and a possessive
         "'s" after them; `kgmem.retrieve.names.strip_names`): the text embedded when the
-        ``strip_speakers`` setting is on; ``raw`` itself when nothing else would be left."""
-        return strip_names(self.raw, self.named)
+        ``strip_speakers`` setting is on; ``text`` itself when nothing else would be left."""
+        return strip_names(self.text, self.named)
 
     @cached_property
     def walk(self) -> ChainPlan:
-        """The chain walk's parse of ``raw`` (`kgmem.retrieve.chain_parse.compile_question`)."""
-        return compile_question(self.raw)
+        """The chain walk's parse (`kgmem.retrieve.chain_parse.compile_question`): ``chain``
+        when the question reads as a chain question, else the parse of ``text`` made on first
+        use (the parse works on character spans of ``text``: names, cues and their order)."""
+        return self.chain if self.chain is not None else compile_question(self.text)
 
     def has(self, operator: Operator) -> bool:
         """Whether ``operator`` applies."""
@@ -512,6 +526,7 @@ def read_question(
         raw=question,
         text=text,
         tokens=tuple(re.findall(r"\w+", text)),
+        words=tuple(letter_words(text)),
         speakers=speaking,
         named=named,
         asker=asker,

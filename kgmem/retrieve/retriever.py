@@ -211,8 +211,9 @@ class Retriever(ABC):
         asked_by: str | None = None,
     ) -> tuple[str, Reading]:
         """The text this strategy embeds for ``query`` and the question as it read it (here:
-        ``query`` itself, and the question read without a conversation context)."""
-        return query, Reading(read_question(query), None)
+        the question read without a conversation context, and its ``text``)."""
+        question = read_question(query)
+        return question.text, Reading(question, None)
 
     def _warm(self) -> None:  # noqa: B027  # a hook: most strategies need nothing
         """Load what the strategy needs once, before the timed part (nothing here)."""

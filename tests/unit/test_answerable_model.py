@@ -9,6 +9,7 @@ import numpy as np
 
 from kgmem.bench.answerability import MODEL_GRID, SHIPPED, Item, calibrate, score
 from kgmem.retrieve.answerable_model import TRAINED_K, combine, trained_support
+from kgmem.retrieve.question import read_question
 
 
 def test_combine_overrules_only_past_its_thresholds() -> None:
@@ -39,11 +40,16 @@ def test_trained_support_reads_only_asserted_facts_the_person_holds() -> None:
     ]  # fmt: skip
     people = {"Kai": "kai", "Ana": "ana"}
     best, fact = trained_support(
-        _unit(0), "What is Kai's dog called?", rows, {"kai"}, lambda c, s: people[s]
+        _unit(0), read_question("What is Kai's dog called?"), rows, {"kai"}, lambda c, s: people[s]
     )
     assert fact == "f-own" and 0.0 < best < 1.0
-    assert trained_support(None, "q", rows, {"kai"}, lambda c, s: people[s]) == (0.0, None)
-    assert trained_support(_unit(0), "q", rows[:2], {"kai"}, lambda c, s: people[s]) == (
+    assert trained_support(None, read_question("q"), rows, {"kai"}, lambda c, s: people[s]) == (
+        0.0,
+        None,
+    )
+    assert trained_support(
+        _unit(0), read_question("q"), rows[:2], {"kai"}, lambda c, s: people[s]
+    ) == (
         0.0,
         None,
     )

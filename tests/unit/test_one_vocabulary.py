@@ -141,6 +141,21 @@ def test_the_families_are_derived_from_the_data() -> None:
     assert resolve.ANSWER_TYPES == FORM_TYPES
 
 
+def test_the_classifiers_value_words_are_the_datas_values() -> None:
+    vocab = vocabulary().attributes
+    for words, family in [
+        (supersession._DRINKS, "drink"),
+        (supersession._DIETS, "diet"),
+        (supersession._ANIMALS, "pets"),
+    ]:
+        one_word = {v for v in vocab[family].values if " " not in v}
+        assert one_word <= words, family
+        forms = {f for v in one_word for f in (v, v + "s", v + "es", v[:-1] + "ies")}
+        assert words <= forms, family  # a value or its plural, nothing listed by hand
+    assert {"lattes", "puppies", "guinea-pig"} <= supersession._DRINKS | supersession._ANIMALS
+    assert "chicken" not in supersession._ANIMALS  # "I had chicken" is a meal, not a pet
+
+
 @pytest.mark.parametrize("relation", sorted(supersession.SINGLE_VALUED))
 def test_relations_are_normalised_lemmas(relation: str) -> None:
     assert relation == supersession._normalise(relation)

@@ -8,12 +8,18 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kgmem.retrieve.answerable import content_terms
 from kgmem.retrieve.chain_parse import compile_question
 from kgmem.retrieve.context import ConversationContext, speaker_roles
 from kgmem.retrieve.names import EntityIndex
 from kgmem.retrieve.plan import Planner
-from kgmem.retrieve.question import Question, asked_words, question_words, read_question
+from kgmem.retrieve.question import (
+    Question,
+    answer_terms,
+    asked_words,
+    letter_words,
+    question_words,
+    read_question,
+)
 
 REF = datetime(2023, 10, 22, 15, 30, tzinfo=UTC)
 INDEX = EntityIndex([("Ana", "c:ana", "person"), ("Lisbon", "c:lisbon", "place")])
@@ -56,7 +62,7 @@ def test_each_view_is_the_consumers_own_reading(text: str) -> None:
     assert list(q.bm25_content_words) == question_words(text, drop=q.speakers, stop_words=True)
     assert q.state_words == asked_words(text)
     persons = [e.surface for e in q.entities if e.type == "person"]
-    assert list(q.answer_terms) == content_terms(text, persons)
+    assert list(q.answer_terms) == answer_terms(letter_words(text), persons)
     assert q.walk == compile_question(text)
 
 
@@ -135,8 +141,8 @@ def test_one_content_stop_list_is_spacys_plus_generic_words() -> None:
     assert stop_words() == stop_list() | GENERIC_WORDS
     assert not GENERIC_WORDS & stop_list()  # only what spaCy's list lacks
     # spaCy's words ("through", "several") and generic ones ("kind", "favorite") are no key terms
-    assert content_terms(
-        "What kind of favorite books did Ana read through several summers?", ["Ana"]
+    assert answer_terms(
+        letter_words("What kind of favorite books did Ana read through several summers?"), ["Ana"]
     ) == [
         "books",
         "read",

@@ -17,10 +17,10 @@ from kgmem.ingest.extraction.supersession import (
     supersession_links,
 )
 from kgmem.models import FactRecord, Hit, TurnRecord
-from kgmem.retrieve.answerable import Support, content_terms, judge, stems
+from kgmem.retrieve.answerable import Support, judge, stems
 from kgmem.retrieve.names import EntityIndex
 from kgmem.retrieve.plan import plan
-from kgmem.retrieve.question import Question, read_question
+from kgmem.retrieve.question import Question, answer_terms, letter_words, read_question
 from kgmem.retrieve.resolve import order_hits, relevant_rows, resolve_state
 
 AT = datetime(2025, 9, 15, 18, 0, tzinfo=UTC)  # a Monday
@@ -263,8 +263,8 @@ def test_support_coverage_equals_a_scan_of_every_fact() -> None:
         assert sup.coverage(asked, ids) == want
 
 
-def test_content_terms_drop_names_and_function_words() -> None:
-    assert content_terms("What is Uma's parrot called?", ["Uma"]) == ["parrot"]
+def test_answer_terms_drop_names_and_function_words() -> None:
+    assert answer_terms(letter_words("What is Uma's parrot called?"), ["Uma"]) == ["parrot"]
     assert stems(["baking", "parrots"]) == ["bake", "parrot"]
 
 

@@ -129,17 +129,24 @@ def _nouns(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_DRINKS = _nouns(
-    "coffee coffees tea teas latte lattes espresso espressos cappuccino cappuccinos americano "
-    "mocha matcha chai beer beers wine wines whisky whiskey juice juices soda sodas cola water "
-    "milk smoothie smoothies kombucha cocoa lemonade cider decaf"
-)
-_DIETS = _nouns("vegan vegetarian pescatarian keto paleo gluten-free dairy-free carnivore")
-_ANIMALS = _nouns(
-    "dog dogs puppy puppies cat cats kitten kittens parrot parrots hamster hamsters rabbit "
-    "rabbits bunny fish goldfish horse horses pony snake snakes turtle turtles tortoise bird "
-    "birds budgie lizard ferret guinea-pig gecko chickens hen hens"
-)
+def _value_words(attribute: str) -> frozenset[str]:
+    """The one-word ``values`` of ``attribute`` in `kgmem/data/attributes.json`, each also with
+    an English plural "s" / "es" / "ies" ("latte", "lattes"; "puppy", "puppies"): the words
+    `classify` reads a drink, a diet or a pet by. A word that is a value's plural already
+    ("chickens": "I had chicken" is a meal) is listed in its plural."""
+    words = {v.lower() for v in vocabulary().attributes[attribute].values if " " not in v}
+    return frozenset(words | {_plural(w) for w in words if not w.endswith("s")})
+
+
+def _plural(word: str) -> str:
+    if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("sh", "ch", "x")) else "s")
+
+
+_DRINKS = _value_words("drink")
+_DIETS = _value_words("diet")
+_ANIMALS = _value_words("pets")
 _HOMES = _nouns("flat apartment house home place room studio condo loft")
 _TEAMS = _nouns(
     "team project squad crew department unit account shift rotation migration initiative "
