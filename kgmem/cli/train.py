@@ -43,12 +43,20 @@ def train_truth(corpus_dir: Path | None, out_dir: Path | None, cache_path: Path 
     """Validate the truth corpus (naming the first bad row), fit the four decisions on the
     train split, calibrate on dev, and write weights and manifest (deterministic). Prints the
     manifest as JSON."""
+    from kgmem.ingest.extraction.nlp import load_pipeline
+    from kgmem.ingest.requests.decision import addressed
     from kgmem.truth.corpus import CorpusError
     from kgmem.truth.train import train as run
     from kgmem.truth.weights import CORPUS_DIR, WEIGHTS_DIR
 
+    nlp = load_pipeline()
     try:
-        manifest = run(corpus_dir or CORPUS_DIR, out_dir or WEIGHTS_DIR, cache_path)
+        manifest = run(
+            corpus_dir or CORPUS_DIR,
+            out_dir or WEIGHTS_DIR,
+            cache_path,
+            addressed=lambda text: addressed(nlp(text)),
+        )
     except CorpusError as exc:
         raise MalformedInput(str(exc)) from None
     click.echo(dump_json(manifest))

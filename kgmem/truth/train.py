@@ -15,6 +15,7 @@ negative log-likelihood (Guo et al. 2017, "On Calibration of Modern Neural Netwo
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,16 +122,6 @@ def fit_decision(
     return LinearModel(labels, weights, bias, temperature), info
 
 
-def _addressed(rows: list[Row]) -> list[bool]:
-    """The write path's guard on a decided forget-and-replace
-    (`kgmem.ingest.requests.decision.addressed`) of each request row's last turn."""
-    from kgmem.ingest.extraction.nlp import load_pipeline
-    from kgmem.ingest.requests.decision import addressed
-
-    nlp = load_pipeline()
-    return [addressed(nlp(row.data["turns"][-1]["text"])) for row in rows]
-
-
 def default_cache() -> Path:
     """Where the corpus's vectors are cached between runs (the user cache directory)."""
     import platformdirs
@@ -154,8 +145,17 @@ def train(
     out_dir: Path = WEIGHTS_DIR,
     cache_path: Path | None = None,
     embedder: Embedder | None = None,
+    *,
+    addressed: Callable[[str], bool],
 ) -> dict[str, Any]:
     """Validate the corpus, fit the four models, write them; returns the manifest written.
+
+    Args:
+        addressed: the write path's guard on a decided forget-and-replace, applied to the last
+            turn of each request row when the acting threshold is chosen (the turn's text ->
+            whether it speaks to the assistant; `kgmem.ingest.requests.decision.addressed`
+            over a parse). Passed in by the caller (``kgmem train truth``): training sits below
+            the write path and does not import it.
 
     Raises:
         CorpusError: the first bad row (file and line), or a test file whose hash changed.
@@ -179,7 +179,12 @@ def train(
     probs = models["request"].probabilities(np.vstack([dx, sx]))
     asked = [r for r in rows["dev"] if r.decision == "request"] + said
     infos["request"]["acting_on_dev"] = {
-        **acting_threshold(probs, [*dy, *sy], models["request"].labels, _addressed(asked)),
+        **acting_threshold(
+            probs,
+            [*dy, *sy],
+            models["request"].labels,
+            [addressed(row.data["turns"][-1]["text"]) for row in asked],
+        ),
         "statements": len(sy),
     }
     extra = {
