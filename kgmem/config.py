@@ -148,9 +148,13 @@ class Settings(BaseSettings):
     """A request that would remove more turns than this is reported, not applied."""
     request_similarity: float = 0.3
     """Least cosine (all-MiniLM-L6-v2) between a forget request's topic and a turn it removes."""
-    request_decision: bool = True
+    request_decision: bool = False
     """Also act on the trained request decision (forget, don't keep, forget and replace) in a
-    user turn the grammar finds no request in, at its dev-chosen threshold (docs/truth.md)."""
+    user turn the grammar finds no request in, at its dev-chosen threshold (docs/truth.md).
+    Off by default: on the BEAM dev chats it reads 40-55 % of the user's ordinary turns (help
+    requests, "I'm kinda worried that ...") as "don't keep this" above its threshold, and
+    withholding a turn loses it; its corpus holds no such turns (every request row's last turn
+    is under 300 characters)."""
 
     # --- read path (defaults = best dev configuration; `kgmem.retrieve.config` builds the
     # engine configuration from these and nothing else holds a default) ----------------------

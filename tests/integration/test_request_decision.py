@@ -68,6 +68,14 @@ def _fixed(monkeypatch: pytest.MonkeyPatch, said: dict[str, tuple[str, float]]) 
     return asked
 
 
+@pytest.fixture(autouse=True)
+def _decision_on(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decision is off by default (``KGMEM_REQUEST_DECISION``, docs/truth.md); these tests
+    turn it on."""
+    settings = memory.ingestors.settings.model_copy(update={"request_decision": True})
+    monkeypatch.setattr(memory.ingestors, "settings", settings)
+
+
 @pytest.fixture
 def cid(memory: Memory) -> Iterator[str]:
     name = f"it-reqdec-{uuid.uuid4().hex[:8]}"
