@@ -10,6 +10,14 @@ A query (`Embedder.encode_one`) can run on ONNX Runtime instead (``backend="onnx
 ``"auto"``, `kgmem.embed_onnx`): the same model exported once, the same vectors to cosine
 >= 0.9999, about a third of the time at batch size 1 (docs/latency.md). Batches (the write
 path) always run on torch.
+
+Batches: a call of more than ``batch_size`` texts is cut into batches of like length in word
+pieces (the model's tokenizer counts them, capped at its window of 256), longest first, and the
+rows put back in input order. sentence-transformers sorts one call by characters, and code
+runs nearer 3 characters a word piece than prose's 4, so its batches mixed the two and padded
+each to its longest member: on BEAM chat 1's 780 passages and turns, 180k padded word pieces
+for 143k real ones, against 150k when cut by word pieces (docs/benchmarks.md, Ingest). A row
+differs from a one-call row only by float rounding (padding changes the shapes summed).
 """
 
 from __future__ import annotations
@@ -56,7 +64,8 @@ class Embedder:
 
     Args:
         name: hub id or local path of a sentence-transformers model.
-        batch_size: encode batch size.
+        batch_size: texts per forward pass of the model (`encode` cuts longer calls into
+            batches of like length, module docstring).
         max_chars: inputs longer than this are truncated (with a warning) before encoding; the
             model itself reads at most 256 word pieces, so this only bounds tokenizer work.
             Stored text is never truncated.
@@ -134,7 +143,8 @@ class Embedder:
         return int(dim)
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Embed ``texts``.
+        """Embed ``texts`` (more than ``batch_size`` of them in batches of like length, module
+        docstring).
 
         Returns:
             array of shape ``(len(texts), dimension)``, dtype float32, rows L2-normalised
