@@ -152,13 +152,6 @@ class Ingestor(Stage):
         cid = conversation.conversation_id
         report = IngestReport(conversation_id=cid, turns_total=len(conversation.turns))
         clock = time.perf_counter()
-        self.ctx.forget_vectors()
-        prior = self.requests.prior(cid)
-        given_turns = conversation.turns
-        plan = self.plan(given_turns, prior=prior, conversation_id=cid)
-        drop = plan.removed | plan.withheld | prior
-        if plan or drop:
-            conversation = _without(conversation, plan, drop)
 
         def lap(stage: str) -> None:
             nonlocal clock
@@ -166,14 +159,16 @@ class Ingestor(Stage):
             report.seconds[stage] = round(report.seconds.get(stage, 0.0) + now - clock, 3)
             clock = now
 
-        stored_turns = {
-            row["id"]: (row["text"], row["role"], row["request"])
-            for row in self.store.read("read/turn_fingerprints", conversation_id=cid)
-            if row["embedded"]
-        }
-        todo_turns = [
-            t for t in conversation.turns if stored_turns.get(t.id) != (t.text, t.role, t.request)
-        ]
+        self.ctx.forget_vectors()
+        prior = self.requests.prior(cid)
+        given_turns = conversation.turns
+        plan = self.plan(given_turns, prior=prior, conversation_id=cid)
+        drop = plan.removed | plan.withheld | prior
+        if plan or drop:
+            conversation = _without(conversation, plan, drop)
+        lap("requests")
+
+        todo_turns = self._todo_turns(cid, conversation.turns)
         turn_vectors = embed_turn_texts(self.ctx.encode, [t.text for t in todo_turns])
         lap("turns")
 
@@ -184,7 +179,7 @@ class Ingestor(Stage):
             row["id"]: row for row in self.store.read("read/fact_fingerprints", conversation_id=cid)
         }
         todo_facts = [f for f in records if changed(stored_facts.get(f.id), f)]
-        fact_vectors = self.embedder.encode([f.text for f in todo_facts])
+        fact_vectors = self.ctx.encode([f.text for f in todo_facts])
         pairs = supersession_links(list(keyed(stored_facts.values(), cid, records).values()))
         events = group_events(records)
         entities = dedupe_entities(entities)
@@ -221,6 +216,16 @@ class Ingestor(Stage):
         self.ctx.supersede_owner(cid)
         self.ctx.derive_standing(cid)
         return report
+
+    def _todo_turns(self, cid: str, turns: Sequence[TurnRecord]) -> list[TurnRecord]:
+        """The turns to write: those not stored embedded with the same text, role and request
+        mark (a re-ingest re-embeds and rewrites nothing else)."""
+        stored = {
+            row["id"]: (row["text"], row["role"], row["request"])
+            for row in self.store.read("read/turn_fingerprints", conversation_id=cid)
+            if row["embedded"]
+        }
+        return [t for t in turns if stored.get(t.id) != (t.text, t.role, t.request)]
 
     def _facts_of(
         self, conversation: ConversationRecord, facts: FactSources
@@ -261,7 +266,7 @@ class Ingestor(Stage):
             records,
             self._keyed_vectors(conversation.conversation_id, records),
             {t.id: t.text for t in conversation.turns},
-            self.embedder.encode,
+            self.ctx.encode,
         )
         report.adoptions = [asdict(a) for a in adopted]
         return records, entities, mentions
@@ -381,7 +386,7 @@ class Ingestor(Stage):
         facts = assign_keys(facts)
         stored_keyed = tx.run("read/keyed_fact_vectors", conversation_id=cid) if facts else []
         facts, adopted = adopt_keys(
-            facts, stored_keyed, {r.id: r.text for r in records}, self.embedder.encode
+            facts, stored_keyed, {r.id: r.text for r in records}, self.ctx.encode
         )
         report.adoptions = [asdict(a) for a in adopted]
         stored_facts = tx.run("read/fact_fingerprints", conversation_id=cid)
@@ -405,7 +410,7 @@ class Ingestor(Stage):
             turns=turn_rows(records, [vectors[t.text] for t in records]),
             next=next_rows(ids),
             entities=entity_rows(entities),
-            facts=fact_rows(facts, self.embedder.encode([f.text for f in facts])),
+            facts=fact_rows(facts, self.ctx.encode([f.text for f in facts])),
             mentions=mention_rows(mentions),
             supersedes=supersede_rows(pairs),
             events=event_rows(events),

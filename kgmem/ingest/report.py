@@ -28,6 +28,10 @@ class IngestReport:
     supersedes: int = 0
     events: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
+    """Wall seconds of each stage of a whole-conversation ingest (`kgmem.ingest.pipeline`):
+    ``requests`` (memory requests planned, the request decision's embeddings included),
+    ``turns`` (turn and passage embeddings), ``extract`` (facts, entities, keys) and ``facts``
+    (fact embeddings, supersession, events and every write); empty for an append."""
     turn_ids: list[str] = field(default_factory=list)
     bookmarks: list[str] = field(default_factory=list)
     """Neo4j bookmarks of the writes (opaque strings). Pass them to another process's

@@ -54,9 +54,12 @@ class IngestContext:
         self._vectors: dict[str, npt.NDArray[np.float32]] = {}
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """The embedder's ``encode``, remembering each text's vector until `forget_vectors`:
-        the request decision embeds a conversation's user turns before the turns are written,
-        and writing them reads the same vectors instead of embedding them twice."""
+        """The embedder's ``encode``, remembering each text's vector until `forget_vectors`, so
+        one write embeds a text once however many of its stages need it: the request decision
+        embeds user turns (and the turns before them) whole before the turns are written, the
+        relation decision the cited turns and fact texts that are then written, attribute
+        assignment and standing rules their phrases. A vector depends on its text alone, so a
+        remembered one is never stale; `forget_vectors` only bounds memory."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if missing:
             self._vectors.update(zip(missing, self.embedder.encode(missing), strict=True))
@@ -84,14 +87,14 @@ class IngestContext:
         kept = own_facts(self.extractor.extract(cid, turns, speakers), turns)
         kept = rescope(drop_document_persons(kept, documents), cid, owner)
         facts = assign_attributes(  # attribute values
-            kept.facts, self.embedder.encode, self.attribute_similarity
+            kept.facts, self.encode, self.attribute_similarity
         )
         return Extraction(facts=facts, entities=kept.entities, mentions=kept.mentions)
 
     def derive_standing(self, cid: str) -> None:
         """The conversation's standing instructions and conflicts, derived again from its user
         turns (`kgmem.ingest.extraction.standing.derive_standing`)."""
-        derive_standing(self.store, self.embedder.encode, cid)
+        derive_standing(self.store, self.encode, cid)
 
     def supersede_owner(self, cid: str) -> None:
         """In an owned conversation, the owner's current values over all its threads
