@@ -151,10 +151,10 @@ class Settings(BaseSettings):
     request_decision: bool = False
     """Also act on the trained request decision (forget, don't keep, forget and replace) in a
     user turn the grammar finds no request in, at its dev-chosen threshold (docs/truth.md).
-    Off by default: on the BEAM dev chats it reads 40-55 % of the user's ordinary turns (help
-    requests, "I'm kinda worried that ...") as "don't keep this" above its threshold, and
-    withholding a turn loses it; its corpus holds no such turns (every request row's last turn
-    is under 300 characters)."""
+    Off by default: on the BEAM dev chats it acts on 36-56 % of the user's ordinary turns in
+    four chats of ten and 8-23 % in the others (help requests, "I'm kinda worried that ...",
+    mostly as "don't keep this"), and withholding a turn loses it; its corpus holds no such
+    turns (every request row's last turn is under 300 characters)."""
 
     # --- read path (defaults = best dev configuration; `kgmem.retrieve.config` builds the
     # engine configuration from these and nothing else holds a default) ----------------------
