@@ -1,6 +1,7 @@
 // Remove everything of one owner in one transaction: every conversation it owns, as
 // write/forget_conversation removes one (turns, sessions, facts, events, the entities nothing
-// else uses and the owner's shared entities, the Conversation nodes, forgotten-turn ids and memory-request records). Returns
+// else uses and the owner's shared entities, the Conversation nodes, forgotten-turn ids,
+// memory-request records and standing instructions). Returns
 // what was deleted; `conversations` = how many conversations the owner had.
 // :param owner => 'alice'
 MATCH (c:Conversation {owner: $owner})
@@ -32,6 +33,10 @@ CALL (ids) {
 }
 CALL (ids) {
   MATCH (r:MemoryRequest) WHERE r.conversation_id IN ids DELETE r RETURN count(*) AS requests
+}
+CALL (ids) {
+  MATCH (i:Instruction) WHERE i.conversation_id IN ids DETACH DELETE i
+  RETURN count(*) AS instructions
 }
 CALL (ids) {
   MATCH (c:Conversation) WHERE c.id IN ids DETACH DELETE c RETURN count(*) AS conversations

@@ -212,3 +212,22 @@ def test_forget_owner_leaves_no_trace(memory: Memory) -> None:
     finally:
         with contextlib.suppress(ConversationNotFound):
             memory.forget_owner(kept)
+
+
+def test_forget_owner_removes_its_standing_instructions(memory: Memory) -> None:
+    """A standing instruction is stored as an ``Instruction`` node of its conversation;
+    forgetting the owner removes it with the rest."""
+    owner = f"gone-{uuid.uuid4().hex[:8]}"
+    thread = f"{owner}-a"
+    turns = [
+        ("user", "From now on, always format code answers with syntax highlighting."),
+        ("assistant", "Understood, I will."),
+    ]
+    memory.add_turns(
+        thread, [{"speaker": w, "text": t} for w, t in turns], observed_at=WHEN, owner=owner
+    )
+    count = "MATCH (i:Instruction) WHERE i.conversation_id = $c RETURN count(i) AS n"
+    stored = memory.store.run_read(lambda tx: tx.run(count, c=thread).single()["n"])
+    assert stored >= 1
+    memory.forget_owner(owner)
+    assert memory.store.run_read(lambda tx: tx.run(count, c=thread).single()["n"]) == 0
