@@ -56,7 +56,7 @@ import snowballstemmer
 from kgmem.ingest.extraction.attributes import Attribute, vocabulary
 from kgmem.ingest.extraction.entities import slugify
 from kgmem.retrieve.asked import AskedAttribute
-from kgmem.retrieve.question import Question, stop_words
+from kgmem.retrieve.question import Question, letter_words, stop_words
 
 __all__ = [
     "HOLDER_GAP_WITH_FACTS",
@@ -93,7 +93,6 @@ NOT_PERSONS = frozenset({"assistant", "system", "tool"})
 #: (``current``, ``cursor``, ...), so threads sharing one corrupt each other's stems or raise
 #: IndexError (searches run in worker threads: AsyncMemory, the MCP server, LangGraph's abatch)
 _STEMMERS = threading.local()
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 def stems(words: Iterable[str]) -> list[str]:
@@ -285,7 +284,7 @@ class Support:
         everything: set[str] = set()
         planned: set[str] = set()
         for row in rows:
-            words = frozenset(stems(_WORD.findall(str(row["text"]))))
+            words = frozenset(stems(letter_words(str(row["text"]))))
             if row["kind"] == "plan":
                 planned |= words
                 continue
@@ -378,7 +377,7 @@ def _attribute_words(attribute: Attribute) -> frozenset[str]:
     words = [
         w
         for phrase in (*attribute.nouns, *attribute.predicates, *attribute.values)
-        for w in _WORD.findall(phrase)
+        for w in letter_words(phrase)
     ]
     words += list(attribute.questions)
     stops = stop_words()

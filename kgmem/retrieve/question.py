@@ -190,7 +190,7 @@ def answer_terms(words: Iterable[str], names: Sequence[str] = ()) -> list[str]:
         words: the question's letter words (`letter_words`; `Question.words`).
         names: surfaces of the persons the plan resolved (their names are not content).
     """
-    named = {w.lower() for n in names for w in _WORD.findall(n)}
+    named = {w.lower() for n in names for w in letter_words(n)}
     stops = stop_words()
     out: dict[str, None] = {}
     for word in words:
