@@ -214,6 +214,10 @@ class Settings(BaseSettings):
     """Weight of the chain operator's term: lifts the answer path above the pool (not tuned)."""
     w_speaker: float = 0.5
     """Weight of a turn spoken by a speaker the question names (chosen by cross-validation)."""
+    w_exchange: float = Field(default=0.5, ge=0.0)
+    """Share of its exchange partner's base score (cosine + fact terms) a turn gets: a user's
+    turn and the assistant's reply to it answer a question together (BEAM dev chats,
+    leave-one-chat-out; no effect on chats without ``user``/``assistant`` roles)."""
     bm25_content_words: bool = True
     """Leave stop words and the named speakers' names out of the BM25 query."""
     strip_speakers: bool = True

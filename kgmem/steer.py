@@ -473,6 +473,7 @@ _REASONS: dict[str, str] = {
     "chain": "on the answer path of a chain of relations",
     "speaker": "said by the speaker the query names",
     "adjacent": "next to a top hit",
+    "exchange": "a user's turn and the reply to it, one of which matches",
     "time": "said in the time the query names",
     "date": "dated the day the query names",
     "current": "holds the current value",

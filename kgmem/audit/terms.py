@@ -36,6 +36,7 @@ TERMS: tuple[str, ...] = (
     "event",
     "hop",
     "adjacent",
+    "exchange",
     "time",
     "date",
 )
@@ -58,6 +59,7 @@ TERM_COLOURS: dict[str, str] = dict(
             "#17becf",
             "#aec7e8",
             "#98df8a",
+            "#ff9896",
         ),
         strict=True,
     )

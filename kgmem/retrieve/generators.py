@@ -10,7 +10,7 @@ parameter; only the stateful hop (off by default) adds a round trip per hop.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -541,10 +541,12 @@ def pool_of(
     speakers: Sequence[str],
     hop: bool,
     as_of: datetime | None,
+    roles: Mapping[str, str] | None = None,
 ) -> tuple[list[Candidate], list[dict[str, Any]]]:
     """The pool of one `linked_read`: its seeds and expansion merged with their best citing
     facts, the stateful hop's turns (when ``hop``: one conversation, unfiltered; and the plan
-    budgets it), the ``speaker`` signal on the turns of the speakers the question names, and
+    budgets it), the ``speaker`` signal on the turns of the speakers the question names, each
+    turn's speaker role from ``roles`` (speaker -> role; the exchange term pairs them), and
     only turns visible at ``as_of``. Returns the pool and the hop's rewritten queries."""
     merged = merge_candidates([*pools.seeds.values(), pools.expanded])
     if cfg.weights.fact != 0:
@@ -555,6 +557,8 @@ def pool_of(
         if extra:
             merged = merge_candidates([merged, extra])
             citing_facts(store, params, extra, cfg)
+    for c in merged:  # a user's turn and the assistant's reply form an exchange
+        c.role = (roles or {}).get(c.speaker)
     if qplan.speakers:  # who said it: turns of a speaker the question names
         for c in merged:
             if c.speaker in qplan.speakers:

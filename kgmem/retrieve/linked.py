@@ -116,6 +116,7 @@ class LinkedRetriever(Retriever):
             speakers=read.context.speakers,
             hop=not read.by_owner and not read.filtered,  # the hop reads one conversation
             as_of=read.as_of,
+            roles=read.context.roles,
         )
         current: list[dict[str, Any]] = []
         if read.resolves_current:

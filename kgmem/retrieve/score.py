@@ -13,6 +13,9 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
                        event time (else the time it was said) falls in it, - if the turn's
                        fact is dated to another day (so "last Thursday" asked on a
                        Monday must not match a turn that merely says "last Thursday")    (0.2)
+          + w_exchange · the base score (cosine + fact terms) of the turn's exchange partner in
+                       the pool: the assistant's reply to a user's turn, and that user turn
+                       for the reply (roles ``user`` / ``assistant``, adjacent in a session) (0.5)
           + Σ w_signal · generator signal (bm25 0.3; entity, event, hop 0.05 when on)
 
 ``fact_floor`` (``KGMEM_W_FACT_FLOOR``) lets a turn's own text stand in for a citing fact
@@ -42,7 +45,14 @@ from kgmem.config import Settings, shipped_default
 from kgmem.models import Hit
 from kgmem.turns import conversation_of, only_asks
 
-__all__ = ["SIGNAL_SETTINGS", "Candidate", "ScoreWeights", "TimeWindow", "score_candidates"]
+__all__ = [
+    "SIGNAL_SETTINGS",
+    "Candidate",
+    "ScoreWeights",
+    "TimeWindow",
+    "exchange_partners",
+    "score_candidates",
+]
 
 #: generator signal -> the setting that weighs it (``KGMEM_W_*``), in `ScoreWeights.signals` order
 SIGNAL_SETTINGS: tuple[tuple[str, str], ...] = (
@@ -65,6 +75,8 @@ class ScoreWeights:
 
     Attributes:
         fact / adjacent / time: the first-cut terms (docs/design.md §3.4).
+        exchange: the share of its exchange partner's base score a turn gets
+            (`exchange_partners`); 0 switches the term off.
         fact_floor: the share of the turn's own cosine that stands in for a weaker (or absent)
             citing fact in the fact term, in [0, 1]; 0 = the citing fact alone.
         date: the day-match term (see module docstring).
@@ -83,6 +95,7 @@ class ScoreWeights:
     date: float = _shipped("w_date")
     fact_floor: float = _shipped("w_fact_floor")
     adjacent_top: int = _shipped("adjacent_top")
+    exchange: float = _shipped("w_exchange")
     signals: tuple[tuple[str, float], ...] = field(
         default_factory=lambda: tuple((s, shipped_default(w)) for s, w in SIGNAL_SETTINGS)
     )
@@ -97,6 +110,7 @@ class ScoreWeights:
             date=settings.w_date,
             fact_floor=settings.w_fact_floor,
             adjacent_top=settings.adjacent_top,
+            exchange=settings.w_exchange,
             signals=tuple((s, getattr(settings, w)) for s, w in SIGNAL_SETTINGS),
         )
 
@@ -144,6 +158,8 @@ class Candidate:
         trace: extra provenance (fact ids, event times, hop path) copied to the hit.
         passage: for a turn stored as passages, the one that matched best (``n, start, end,
             cosine``; offsets into ``text``), copied to the hit; None otherwise.
+        role: the speaker's role (`kgmem.roles`: ``user``, ``assistant``, ...) when the
+            conversation gives one; pairs a user's turn with the assistant's reply (exchange).
     """
 
     turn_id: str
@@ -162,6 +178,7 @@ class Candidate:
     bonus: dict[str, float] = field(default_factory=dict)
     trace: dict[str, Any] = field(default_factory=dict)
     passage: dict[str, Any] | None = None
+    role: str | None = None
 
 
 def score_candidates(
@@ -190,6 +207,7 @@ def score_candidates(
     top = by_rank[: weights.adjacent_top]
     beside = {(c.conversation_id, c.session, c.index + d) for c in top for d in (-1, 1)}
     top_ids = {c.turn_id for c in top}
+    partner = exchange_partners(pool) if weights.exchange else {}
 
     hits: list[tuple[float, int, Hit]] = []
     for c in pool:
@@ -203,6 +221,8 @@ def score_candidates(
             window.contains(c.observed_at) or window.contains(c.event_time)
         )
         terms["time"] = weights.time if in_window else 0.0
+        if c.turn_id in partner:
+            terms["exchange"] = round(weights.exchange * base[partner[c.turn_id]], 6)
         if window is not None and window.day is not None and weights.date:
             terms["date"] = weights.date * window.on_day(c)
         for name, value in c.bonus.items():
@@ -235,6 +255,19 @@ def score_candidates(
         )
     hits.sort(key=lambda item: (-item[0], item[1]))
     return [hit for _, _, hit in hits]
+
+
+def exchange_partners(pool: Sequence[Candidate]) -> dict[str, str]:
+    """``turn id -> partner turn id`` for the exchanges in ``pool``: a ``user`` turn and the
+    ``assistant`` turn right after it in the same session (both ways). Turns without roles
+    (two people chatting) have no partner."""
+    at = {(c.conversation_id, c.session, c.index): c for c in pool if c.role}
+    out: dict[str, str] = {}
+    for (conversation, session, index), c in at.items():
+        reply = at.get((conversation, session, index + 1))
+        if c.role == "user" and reply is not None and reply.role == "assistant":
+            out[c.turn_id], out[reply.turn_id] = reply.turn_id, c.turn_id
+    return out
 
 
 #: the fewest words a turn needs for its own text to stand in for a fact: a shorter turn with

@@ -136,3 +136,35 @@ def test_fact_floor_rewards_matching_not_having_a_fact() -> None:
     # at 0 the term is the citing fact alone, as before the floor existed
     off = {h.turn_id: h.score for h in score_candidates(pool, replace(w, fact_floor=0.0))}
     assert off == pytest.approx({"none": 0.6, "weak": 0.8, "good": 1.1, "asks": 0.9, "short": 0.8})
+
+
+def _said(turn: str, index: int, cosine: float, role: str | None, session: int = 1) -> Candidate:
+    return replace(cand(turn, index, cosine, session=session), role=role, speaker=role or "Ana")
+
+
+def test_a_user_turn_and_the_assistants_reply_are_one_exchange() -> None:
+    from kgmem.retrieve.score import exchange_partners
+
+    pool = [
+        _said("ask", 4, 0.6, "user"),
+        _said("reply", 5, 0.2, "assistant"),
+        _said("next-ask", 6, 0.1, "user"),  # the reply answers "ask", not this later turn
+        _said("other-session", 7, 0.5, "assistant", session=2),
+    ]
+    assert exchange_partners(pool) == {"ask": "reply", "reply": "ask"}
+    hits = {h.turn_id: h for h in score_candidates(pool, replace(FIRST_CUT, exchange=0.5))}
+    assert hits["reply"].terms["exchange"] == pytest.approx(0.5 * 0.6)
+    assert hits["ask"].terms["exchange"] == pytest.approx(0.5 * 0.2)
+    assert "exchange" not in hits["next-ask"].terms
+    assert "exchange" not in hits["other-session"].terms
+
+
+def test_turns_without_roles_have_no_exchange() -> None:
+    pool = [_said("a", 0, 0.6, None), _said("b", 1, 0.2, None)]
+    hits = score_candidates(pool, replace(FIRST_CUT, exchange=0.5))
+    assert all("exchange" not in h.terms for h in hits)
+    off = score_candidates(
+        [_said("q", 0, 0.6, "user"), _said("r", 1, 0.2, "assistant")],
+        replace(FIRST_CUT, exchange=0.0),
+    )
+    assert all("exchange" not in h.terms for h in off)
