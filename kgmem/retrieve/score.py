@@ -15,7 +15,8 @@ conversations: multi-hop ALL@10 9.6 → 24.1 with MiniLM), with the shipped, dev
                        Monday must not match a turn that merely says "last Thursday")    (0.2)
           + w_exchange · the base score (cosine + fact terms) of the turn's exchange partner in
                        the pool: the assistant's reply to a user's turn, and that user turn
-                       for the reply (roles ``user`` / ``assistant``, adjacent in a session) (0.5)
+                       for the reply (roles ``user`` / ``assistant``, adjacent in a session;
+                       a partner of fewer than `EXCHANGE_WORDS` words gives nothing) (0.5)
           + Σ w_signal · generator signal (bm25 0.3; entity, event, hop 0.05 when on)
 
 ``fact_floor`` (``KGMEM_W_FACT_FLOOR``) lets a turn's own text stand in for a citing fact
@@ -257,17 +258,33 @@ def score_candidates(
     return [hit for _, _, hit in hits]
 
 
+#: the fewest words a turn needs to lift its exchange partner: an acknowledgement ("Welcome to
+#: Ghent!", "That must be a relief.") or a one-line question says too little to stand for the
+#: exchange's topic, and lifted its partner above the turn that answers (agent-chat cases);
+#: BEAM's exchanges are requests and answers of 20 words and more
+EXCHANGE_WORDS = 20
+
+
 def exchange_partners(pool: Sequence[Candidate]) -> dict[str, str]:
     """``turn id -> partner turn id`` for the exchanges in ``pool``: a ``user`` turn and the
-    ``assistant`` turn right after it in the same session (both ways). Turns without roles
-    (two people chatting) have no partner."""
+    ``assistant`` turn right after it in the same session, each the other's partner when that
+    other has at least `EXCHANGE_WORDS` words. Turns without roles (two people chatting) have
+    no partner."""
     at = {(c.conversation_id, c.session, c.index): c for c in pool if c.role}
     out: dict[str, str] = {}
     for (conversation, session, index), c in at.items():
         reply = at.get((conversation, session, index + 1))
-        if c.role == "user" and reply is not None and reply.role == "assistant":
-            out[c.turn_id], out[reply.turn_id] = reply.turn_id, c.turn_id
+        if c.role != "user" or reply is None or reply.role != "assistant":
+            continue
+        if _says_enough(reply):
+            out[c.turn_id] = reply.turn_id
+        if _says_enough(c):
+            out[reply.turn_id] = c.turn_id
     return out
+
+
+def _says_enough(c: Candidate) -> bool:
+    return len(c.text.split(maxsplit=EXCHANGE_WORDS)) >= EXCHANGE_WORDS  # bounded on long turns
 
 
 #: the fewest words a turn needs for its own text to stand in for a fact: a shorter turn with

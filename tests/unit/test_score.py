@@ -138,8 +138,14 @@ def test_fact_floor_rewards_matching_not_having_a_fact() -> None:
     assert off == pytest.approx({"none": 0.6, "weak": 0.8, "good": 1.1, "asks": 0.9, "short": 0.8})
 
 
-def _said(turn: str, index: int, cosine: float, role: str | None, session: int = 1) -> Candidate:
-    return replace(cand(turn, index, cosine, session=session), role=role, speaker=role or "Ana")
+LONG = " ".join(["word"] * 25)
+
+
+def _said(
+    turn: str, index: int, cosine: float, role: str | None, session: int = 1, text: str = LONG
+) -> Candidate:
+    c = replace(cand(turn, index, cosine, session=session), role=role, speaker=role or "Ana")
+    return replace(c, text=text)
 
 
 def test_a_user_turn_and_the_assistants_reply_are_one_exchange() -> None:
@@ -157,6 +163,13 @@ def test_a_user_turn_and_the_assistants_reply_are_one_exchange() -> None:
     assert hits["ask"].terms["exchange"] == pytest.approx(0.5 * 0.2)
     assert "exchange" not in hits["next-ask"].terms
     assert "exchange" not in hits["other-session"].terms
+
+
+def test_a_short_acknowledgement_lifts_nothing_but_is_lifted() -> None:
+    from kgmem.retrieve.score import exchange_partners
+
+    pool = [_said("ask", 0, 0.6, "user"), _said("ack", 1, 0.2, "assistant", text="Welcome!")]
+    assert exchange_partners(pool) == {"ack": "ask"}
 
 
 def test_turns_without_roles_have_no_exchange() -> None:
