@@ -199,6 +199,21 @@ def test_value_extractor_reads_a_home_with_a_place_and_a_habitual_value() -> Non
     ]
 
 
+def test_value_extractor_reads_no_code_block_or_table() -> None:
+    turns = [
+        _turn(
+            0,
+            "Here's my config:\n```python\n[user]\n    email: 'jane@example.com'\n"
+            "url = 'https://api.example.org/v1'\n```\n| contact | ana@x.example.com |\n"
+            "You can reach me at ana.silva@mail.example.com.",
+        ),
+    ]
+    out = ValueExtractor().extract(CID, turns, ["Ana"])
+    assert [(f.attribute, f.value) for f in out.facts] == [
+        ("email", "ana.silva@mail.example.com")
+    ]
+
+
 @pytest.mark.parametrize(
     ("question", "attribute", "thing", "explicit"),
     [

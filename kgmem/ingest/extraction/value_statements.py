@@ -5,6 +5,11 @@ that names an attribute ("New phone, new number: 0151 …", "you can reach me at
 rejected), a home noun with a place ("the new place in Ghent"), and a value word of an
 attribute with a habitual-time phrase ("… every morning"). The attributes are those of
 `kgmem.ingest.extraction.attributes`; value forms come from `kgmem.ingest.extraction.values`.
+
+Like the clause parse, it reads a turn's prose only (`kgmem.ingest.extraction.prose`): a fenced
+code block or a markdown table is not a statement of the user ("email: 'jane@example.com'" in a
+pasted config, a URL in a fetch call), and read as one it keyed pasted code as the user's e-mail
+or website, each later snippet superseding the last.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Sequence
 
 from kgmem.ingest.extraction.attributes import Attribute, Vocabulary, thing_of, vocabulary
 from kgmem.ingest.extraction.extract import SERIAL_STRIDE, Extraction, split_captions
+from kgmem.ingest.extraction.prose import parsed_prose
 from kgmem.ingest.extraction.values import ValueType, find_values, types_with
 from kgmem.models import FactRecord, TurnRecord
 
@@ -91,6 +97,7 @@ class ValueExtractor:
             if speaker is None:
                 continue
             body, _ = split_captions(turn.text)
+            body = parsed_prose(body, None)  # code and tables state no attribute of the user
             n = 0
             for sentence in _SENTENCE.split(body):
                 sentence = sentence.strip()
