@@ -557,8 +557,9 @@ def pool_of(
         if extra:
             merged = merge_candidates([merged, extra])
             citing_facts(store, params, extra, cfg)
+    role_of = roles or {}
     for c in merged:  # a user's turn and the assistant's reply form an exchange
-        c.role = (roles or {}).get(c.speaker)
+        c.role = role_of.get(c.speaker)
     if qplan.speakers:  # who said it: turns of a speaker the question names
         for c in merged:
             if c.speaker in qplan.speakers:

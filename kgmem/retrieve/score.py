@@ -276,15 +276,17 @@ def exchange_partners(pool: Sequence[Candidate]) -> dict[str, str]:
         reply = at.get((conversation, session, index + 1))
         if c.role != "user" or reply is None or reply.role != "assistant":
             continue
-        if _says_enough(reply):
+        if _has_words(reply.text, EXCHANGE_WORDS):
             out[c.turn_id] = reply.turn_id
-        if _says_enough(c):
+        if _has_words(c.text, EXCHANGE_WORDS):
             out[reply.turn_id] = c.turn_id
     return out
 
 
-def _says_enough(c: Candidate) -> bool:
-    return len(c.text.split(maxsplit=EXCHANGE_WORDS)) >= EXCHANGE_WORDS  # bounded on long turns
+def _has_words(text: str, n: int) -> bool:
+    """Whether ``text`` has at least ``n`` whitespace-separated words (splits at most ``n``
+    times, so a long turn costs no more than a short one)."""
+    return len(text.split(maxsplit=n)) >= n
 
 
 #: the fewest words a turn needs for its own text to stand in for a fact: a shorter turn with
@@ -298,8 +300,7 @@ def _stand_in(c: Candidate, floor: float) -> float:
     ``max(0, floor * cos(turn, q) - fact cosine)`` (a missing fact counts 0), or 0 when
     ``floor`` is 0 or the turn only asks (`kgmem.turns.only_asks`) or has fewer than
     `STAND_IN_WORDS` words: it states nothing to stand in."""
-    short = len(c.text.split(maxsplit=STAND_IN_WORDS)) < STAND_IN_WORDS  # bounded on long turns
-    if floor <= 0.0 or short or only_asks(c.text):
+    if floor <= 0.0 or not _has_words(c.text, STAND_IN_WORDS) or only_asks(c.text):
         return 0.0
     return max(0.0, floor * c.cosine - (c.fact_cosine or 0.0))
 

@@ -209,9 +209,7 @@ def test_value_extractor_reads_no_code_block_or_table() -> None:
         ),
     ]
     out = ValueExtractor().extract(CID, turns, ["Ana"])
-    assert [(f.attribute, f.value) for f in out.facts] == [
-        ("email", "ana.silva@mail.example.com")
-    ]
+    assert [(f.attribute, f.value) for f in out.facts] == [("email", "ana.silva@mail.example.com")]
 
 
 @pytest.mark.parametrize(
