@@ -120,11 +120,11 @@ class Writer:
             ingestor = self.ingestors.ingestor(facts, requests=requests)
             report = ingestor.ingest(conversation, facts=facts, progress=progress)
             report.bookmarks = self.store.bookmarks()
-            if report.turns_written:
-                self._warm_after_ingest(conversation.conversation_id)
-            return report
         finally:  # the conversation's entities and speakers may have changed
             self.caches.invalidate(conversation.conversation_id)
+        if report.turns_written:  # after the invalidation, so what it reads stays cached
+            self._warm_after_ingest(conversation.conversation_id)
+        return report
 
     def _warm_after_ingest(self, conversation_id: str) -> None:
         """Leave the server ready for the first question on what was just written.
@@ -134,7 +134,10 @@ class Writer:
         question, of which the plans were 2.3 s; the first real read of the new data, its index
         pages and Lucene readers, most of the rest). So the read path's statements run once
         (`kgmem.retrieve.warm.warm_read_path`, 1-2 ms each when nothing needs replanning) and
-        one search of the conversation with one hit. Never raises: a failure is logged.
+        one search of the conversation with one hit, which also leaves the conversation's
+        context and answerability support in the read caches (on a long agent chat the support
+        is most of a first question: every turn's words stemmed). Never raises: a failure is
+        logged.
         """
         warm_read_path(self.store, self.embedder.dimension)
         try:

@@ -91,7 +91,10 @@ NOT_PERSONS = frozenset({"assistant", "system", "tool"})
 
 #: one Snowball stemmer per thread: a stemmer keeps the word being stemmed in the object
 #: (``current``, ``cursor``, ...), so threads sharing one corrupt each other's stems or raise
-#: IndexError (searches run in worker threads: AsyncMemory, the MCP server, LangGraph's abatch)
+#: IndexError (searches run in worker threads: AsyncMemory, the MCP server, LangGraph's abatch).
+#: ``snowballstemmer.stemmer`` returns PyStemmer's C stemmer when it is installed (a dependency:
+#: the same stems, about 14x faster, which is most of a long chat's first question), itself
+#: documented as not thread-safe.
 _STEMMERS = threading.local()
 
 

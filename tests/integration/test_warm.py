@@ -45,3 +45,14 @@ def test_memory_warm_compiles_the_plans_and_loads_the_model(
     assert set(out["plans_ms"]) == {name for name, _ in warm_statements(384)}
     assert out["model_ms"] >= 0 and memory.embedder._model is not None
     assert out["planner_ms"] >= 0
+
+
+def test_what_the_warm_up_after_an_ingest_read_stays_cached(
+    memory: Memory, conversation: str
+) -> None:
+    # the ingest's own cache invalidation runs before its warm-up search, not after it, so the
+    # first question reuses the context (and support) the warm-up read
+    context = memory.caches.contexts.get(conversation)
+    assert context is not None and context.speakers
+    assert memory.search("What did you do last week?", conversation, k=1).hits
+    assert memory.caches.contexts.get(conversation) is context
