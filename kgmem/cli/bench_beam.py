@@ -87,7 +87,9 @@ def _print_beam(report: dict[str, Any]) -> None:
     if ingest:
         console.print(
             f"ingest {ingest['turns_per_s']} turns/s, {ingest['bytes_per_s']:,.0f} bytes/s "
-            f"({ingest['seconds']} s); embedding only {floor['turns_per_s']} turns/s",
+            f"({ingest['seconds']} s, {ingest['over_embedding']}x its "
+            f"{ingest['embedding_seconds']} s in the embedder); whole turns embedded only "
+            f"{floor['turns_per_s']} turns/s",
             markup=False,
         )
 

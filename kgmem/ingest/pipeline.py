@@ -215,6 +215,7 @@ class Ingestor(Stage):
             self.requests.apply(cid, plan, given_turns, report)
         self.ctx.supersede_owner(cid)
         self.ctx.derive_standing(cid)
+        report.embedding_seconds = round(self.ctx.embed_seconds, 3)
         return report
 
     def _todo_turns(self, cid: str, turns: Sequence[TurnRecord]) -> list[TurnRecord]:

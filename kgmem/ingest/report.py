@@ -32,6 +32,10 @@ class IngestReport:
     ``requests`` (memory requests planned, the request decision's embeddings included),
     ``turns`` (turn and passage embeddings), ``extract`` (facts, entities, keys) and ``facts``
     (fact embeddings, supersession, events and every write); empty for an append."""
+    embedding_seconds: float = 0.0
+    """Wall seconds of the write spent inside the embedder (every turn, passage, fact, clause and
+    phrase vector of all stages, each distinct text once): the part of the stages above that an
+    embedding-only pass over the same text would also spend. 0.0 for an append."""
     turn_ids: list[str] = field(default_factory=list)
     bookmarks: list[str] = field(default_factory=list)
     """Neo4j bookmarks of the writes (opaque strings). Pass them to another process's

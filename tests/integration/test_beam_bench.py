@@ -33,6 +33,10 @@ def test_bench_beam_report(memory: Memory, tmp_path: Path) -> None:
         assert chat["missing_evidence"] == {f"{cid}:multi_session_reasoning:0": ["99"]}
         assert memory.counts(cid)["turns"] == 16
         assert report["ingest"]["turns_per_s"] > 0 and report["embedding_only"]["turns_per_s"] > 0
+        inside = report["ingest"]["embedding_seconds"]
+        assert 0 < inside < report["ingest"]["seconds"]
+        assert report["ingest"]["over_embedding"] == round(report["ingest"]["seconds"] / inside, 3)
+        assert 0 < report["chats"][0]["ingest"]["embedding_seconds"] == inside
         kg, cos = report["rows"]
         assert (kg["name"], cos["name"]) == ("kgmem", "cosine")
         for row in (kg, cos):

@@ -5,6 +5,7 @@ extractor, the writer and the request policy, and the facts extracted from turns
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -52,6 +53,8 @@ class IngestContext:
         self.attribute_similarity = attribute_similarity
         self.threads = OwnerThreads(store)
         self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self.embed_seconds = 0.0
+        """Wall seconds `encode` spent in the embedder since `forget_vectors`."""
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """The embedder's ``encode``, remembering each text's vector until `forget_vectors`, so
@@ -62,14 +65,18 @@ class IngestContext:
         remembered one is never stale; `forget_vectors` only bounds memory."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if missing:
+            started = time.perf_counter()
             self._vectors.update(zip(missing, self.embedder.encode(missing), strict=True))
+            self.embed_seconds += time.perf_counter() - started
         if not texts:
             return self.embedder.encode(texts)
         return np.stack([self._vectors[t] for t in texts])
 
     def forget_vectors(self) -> None:
-        """Drop the vectors `encode` remembered (at the start of each write)."""
+        """Drop the vectors `encode` remembered and zero `embed_seconds` (at the start of each
+        write)."""
         self._vectors.clear()
+        self.embed_seconds = 0.0
 
     def extract(
         self,
