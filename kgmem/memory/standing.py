@@ -82,7 +82,11 @@ class Standing:
         if not counted or not counted[0].get("turns"):
             raise ConversationNotFound(conversation_id)
         read = self.store.read(
-            "read/standing", conversation_id=conversation_id, as_of=as_of, turn_ids=[]
+            "read/standing",
+            conversation_id=conversation_id,
+            as_of=as_of,
+            turn_ids=[],
+            every=False,
         )[0]
         # the request read once, as a search reads its question (`Question.text`: the
         # first 2,000 characters); its embedding is of the whole request

@@ -37,6 +37,8 @@ class ConversationContext:
         metadata: some turn of the scope carries metadata (`kgmem.metadata`); True when unknown.
         standing: the scope holds standing instructions or conflicts
             (`kgmem.ingest.extraction.standing`); True when unknown.
+        standing_reads: cached ``read/standing`` rows (instructions and every conflict) per
+            ``as_of`` (None = now; `kgmem.retrieve.standing.serve_standing`).
     """
 
     speakers: tuple[str, ...]
@@ -50,6 +52,7 @@ class ConversationContext:
     conversation_ids: tuple[str, ...] = ()
     metadata: bool = True
     standing: bool = True
+    standing_reads: dict[datetime | None, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def user(self) -> str | None:

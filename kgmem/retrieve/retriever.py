@@ -326,8 +326,8 @@ class Retriever(ABC):
     ) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
         """The hits (conflict partners brought in, time order for an ordering search), the
         instructions that apply and the conflicts (`kgmem.retrieve.standing.serve_standing`,
-        one round trip; none for a relevance-ordered search of a scope whose context says it
-        holds no instruction or conflict)."""
+        one round trip, or none when the context has them cached; none for a relevance-ordered
+        search of a scope whose context says it holds no instruction or conflict)."""
         context = self.contexts.get(request.scope.key)
         question = request.reading.question
         used: Order = order or ("time" if asks_order(question) else "relevance")
@@ -343,6 +343,7 @@ class Retriever(ABC):
             order=order,
             limit=self.config.max_instructions,
             similarity=self.config.instruction_similarity,
+            cache=context.standing_reads if context is not None else None,
         )
 
     def _attach_metadata(self, request: Request, hits: list[Hit]) -> None:

@@ -195,16 +195,43 @@ def serve_standing(
     order: Order | None,
     limit: int = shipped_default("max_instructions"),
     similarity: float = shipped_default("instruction_similarity"),
+    cache: dict[datetime | None, dict[str, Any]] | None = None,
 ) -> tuple[list[Hit], list[dict[str, Any]], list[dict[str, Any]], Order]:
     """The hits (partners brought in; in time order for an ordering search), the instructions
     that apply to ``question`` (``vector`` its embedding; at most ``limit``, at least
     ``similarity`` alike: `applicable`), the conflicts and the order used, in one round trip
     (``read/standing``). An owner search (no ``conversation_id``) gets the conflicts of each
-    hit's conversation and no instructions."""
+    hit's conversation and no instructions.
+
+    ``cache`` (the conversation context's `standing_reads`, emptied with the context when the
+    conversation is written to): a relevance-ordered search of one conversation as it is now
+    (``as_of`` None) reads the conversation's instructions and every conflict of it once and
+    keeps them there; later such searches make no round trip (the conflicts of the hits are
+    picked in Python, in the statement's order). An ordering search needs the hits' utterance
+    positions and always reads."""
     used: Order = order or ("time" if asks_order(question) else "relevance")
+    if cache is not None and conversation_id and as_of is None and used == "relevance":
+        read = cache.get(None)
+        if read is None:
+            read = cache[None] = store.read(
+                "read/standing",
+                conversation_id=conversation_id,
+                as_of=None,
+                turn_ids=[],
+                every=True,
+            )[0]
+        present = {h.turn_id for h in hits}
+        rows = [r for r in read["conflicts"] if r["from_id"] in present or r["to_id"] in present]
+        instructions = applicable(read["instructions"], vector, question, limit, similarity)
+        return (
+            (_with_partners(hits, rows) if rows else hits),
+            instructions,
+            conflicts_of(rows),
+            used,
+        )
     cids = [conversation_id] if conversation_id else sorted({h.conversation_id for h in hits})
-    instructions: list[dict[str, Any]] = []
-    rows: list[dict[str, Any]] = []
+    instructions = []
+    rows = []
     positions: dict[str, int] = {}
     for cid in cids:
         read = store.read(
@@ -212,6 +239,7 @@ def serve_standing(
             conversation_id=cid,
             as_of=as_of,
             turn_ids=[h.turn_id for h in hits],
+            every=False,
         )[0]
         if conversation_id:
             instructions = applicable(read["instructions"], vector, question, limit, similarity)
