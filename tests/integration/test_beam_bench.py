@@ -81,6 +81,15 @@ def _check_standing(memory: Memory, cid: str) -> None:
     assert {f"{cid}:4", f"{cid}:10"} <= {h.turn_id for h in found.hits}
     first, second = found.conflicts[0]["turns"]
     assert first["observed_at"] < second["observed_at"] and found.conflicts[0]["why"]
+    # the instructions and conflicts are cached with the conversation's context: the same
+    # search again makes no standing read and serves the same
+    read, statements = memory.store.read, []
+    memory.store.read = lambda name, **kw: statements.append(name) or read(name, **kw)  # type: ignore[method-assign]
+    try:
+        again = memory.search("Have I used Flask-Login in this project?", cid, k=3)
+    finally:
+        memory.store.read = read  # type: ignore[method-assign]
+    assert "read/standing" not in statements and again.conflicts == found.conflicts
     ordered = memory.search("In what order did I bring up the data model and deployment?", cid)
     times = [h.observed_at for h in ordered.hits]
     assert ordered.order == "time" and times == sorted(times)
@@ -93,6 +102,8 @@ def _check_standing(memory: Memory, cid: str) -> None:
     )
     memory.forget_turns(cid, [f"{cid}:2"])  # forgetting the turn forgets its instruction
     assert [i["turn_id"] for i in memory.instructions(cid)] == [f"{cid}:8"]
+    asked = memory.search("Write the function that exports my transactions to CSV", cid)
+    assert f"{cid}:2" not in {i["turn_id"] for i in asked.instructions}  # not served from cache
 
 
 def test_cli_bench_beam_json_and_malformed(memory: Memory, tmp_path: Path) -> None:
