@@ -81,7 +81,10 @@ def _print_beam(report: dict[str, Any]) -> None:
             )
         if row.get("read_ms"):
             r = row["read_ms"]
-            line += f"; read p50 {r['p50']} ms p95 {r['p95']} ms (first {r['first']} ms)"
+            line += (
+                f"; read p50 {r['p50']} ms p95 {r['p95']} ms mean {r.get('mean')} ms"
+                f" (first after an ingest {r['first']} ms)"
+            )
         console.print(line, markup=False)
     ingest, floor = report.get("ingest"), report["embedding_only"]
     if ingest:

@@ -145,6 +145,8 @@ def test_score_rows_abstention_instructions_conflicts() -> None:
     assert ins["preference_following"] == {"n": 1, "recall": 0.0}
     assert ins["per_search"] == 1.0
     assert row["read_ms"]["first"] == 10.0 and row["read_ms"]["p50"] > 10.0
+    rest = [v["ms"] for q, v in found.items() if q != questions[0].id]
+    assert row["read_ms"]["mean"] == round(sum(rest) / len(rest), 4)
 
 
 def test_score_rows_ordering() -> None:
