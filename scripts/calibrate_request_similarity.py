@@ -3,7 +3,7 @@ phrases are a stand-in forget topic; the candidate turns are those sharing an an
 it (the lexical gate of kgmem.ingest.requests.rules); evidence turns are the positives. Prints
 precision / recall of "cosine >= t" among the gated candidates.
 
-    python scripts/calibrate_request_similarity.py /work/shared/data/locomo/locomo-dev.json
+    python scripts/calibrate_request_similarity.py ../shared/data/locomo/locomo-dev.json
 """
 
 import json

@@ -7,7 +7,7 @@ the two vectors, p50/p95/p99/mean of each, their ratios, and the load average. W
 path's shape: ``Embedder.encode`` on torch vs `kgmem.embed_onnx.OnnxQueryEncoder.encode` in
 batches of the same size), to decide whether the write path may use ONNX. Prints JSON.
 
-    python scripts/embedding_backends.py /work/shared/data/locomo/locomo-dev.json \
+    python scripts/embedding_backends.py ../shared/data/locomo/locomo-dev.json \
         [--limit N] [--batch 512] [--cache-dir DIR]
 """
 

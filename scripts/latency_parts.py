@@ -6,7 +6,7 @@ of each part, and round trips per question). The conversation must be ingested a
 
 The companion `scripts/read_parts.py` splits the server's share of ``read/linked_read``.
 
-    python scripts/latency_parts.py /work/shared/data/locomo/locomo-dev.json --conversation conv-41
+    python scripts/latency_parts.py ../shared/data/locomo/locomo-dev.json --conversation conv-41
 """
 
 from __future__ import annotations

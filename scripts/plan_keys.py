@@ -3,7 +3,7 @@ varying values as separate parameters (as before they moved into the map $q) and
 Each key is one compiled plan per server start. Needs the conversations ingested; reads only
 their planner context (no search). Prints JSON.
 
-    python scripts/plan_keys.py /work/shared/data/locomo/locomo-dev.json
+    python scripts/plan_keys.py ../shared/data/locomo/locomo-dev.json
 """
 
 import json

@@ -7,7 +7,7 @@ in ``--rounds`` alternating rounds. Prints JSON: per variant the server time
 p50 difference from the whole statement (what that part costs). The conversation must be
 ingested already.
 
-    python scripts/read_parts.py /work/shared/data/locomo/locomo-dev.json --conversation conv-41
+    python scripts/read_parts.py ../shared/data/locomo/locomo-dev.json --conversation conv-41
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ the second. Use a private server (its own ``KGMEM_DATA_DIR`` and ports), never a
 this script stops and starts it. The conversations must be ingested already.
 
     KGMEM_DATA_DIR=/tmp/me-data KGMEM_NEO4J_BOLT_PORT=17687 KGMEM_NEO4J_HTTP_PORT=17474 \
-        python scripts/restart_latency.py /work/shared/data/locomo/locomo-dev.json \
+        python scripts/restart_latency.py ../shared/data/locomo/locomo-dev.json \
         --conversation conv-41 [--no-restart] [--warm] [--limit 100]
 """
 

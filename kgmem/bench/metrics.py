@@ -306,7 +306,7 @@ def substring_exact_match(prediction: str, golds: Sequence[str]) -> float:
     """MemoryAgentBench FactConsolidation score for one question: 1.0 or 0.0.
 
     1.0 if some normalised gold answer is a substring of the normalised prediction
-    (see /work/shared/data/README.md). Gold answers that normalise to the empty string are
+    (see ../shared/data/README.md). Gold answers that normalise to the empty string are
     ignored (they would match anything).
     """
     normalized_prediction = normalize_answer(prediction)

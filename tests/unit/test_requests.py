@@ -19,7 +19,7 @@ from kgmem.ingest.requests.rules import RequestPolicy, plan_requests
 from kgmem.models import TurnRecord
 from kgmem.roles import role_of
 
-DATA = Path("/work/shared/data")
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"  # beside the checkout
 CID = "req"
 
 # Sentences a user may say to an assistant that are NOT memory requests: idioms, tasks,
