@@ -14,6 +14,39 @@ from kgmem.cli._common import console, dump_json, memory_from, progress_bar
 __all__ = ["bench_beam"]
 
 
+def _row_line(row: dict[str, Any]) -> str:
+    """One row's figures beside the recall table: updated first, contradictions, instructions,
+    ordering, abstention and read times."""
+    ku, cr = row["knowledge_update"], row["contradiction"]
+    line = (
+        f"{row['name']}: updated first {ku['updated_first']} (n {ku['n']}); "
+        f"contradiction both {cr['both']}, flagged {cr['both_flagged']} (n {cr['n']})"
+    )
+    if row.get("instructions"):
+        ins = row["instructions"]
+        line += (
+            "; instructions recall "
+            + ", ".join(
+                f"{a} {ins[a]['recall']}" for a in ("instruction_following", "preference_following")
+            )
+            + f", per search {ins['per_search']}"
+        )
+    od = row.get("ordering")
+    if od and od["n"]:
+        line += f"; ordering read {od['read_as_ordering']}, pairs in order "
+        line += f"{od['pairwise_in_order']} (n {od['n']})"
+    if row.get("abstention"):
+        ab = row["abstention"]
+        line += f"; abstention P {ab['precision']} R {ab['recall']} false {ab['false_abstention']}"
+    if row.get("read_ms"):
+        r = row["read_ms"]
+        line += (
+            f"; read p50 {r['p50']} ms p95 {r['p95']} ms mean {r.get('mean')} ms"
+            f" (first after an ingest {r['first']} ms)"
+        )
+    return line
+
+
 def _print_beam(report: dict[str, Any]) -> None:
     ks = report["ks"]
     counts = report["counts"]
@@ -55,37 +88,7 @@ def _print_beam(report: dict[str, Any]) -> None:
             )
     console.print(table)
     for row in report["rows"]:
-        ku, cr = row["knowledge_update"], row["contradiction"]
-        line = (
-            f"{row['name']}: updated first {ku['updated_first']} (n {ku['n']}); "
-            f"contradiction both {cr['both']}, flagged {cr['both_flagged']} (n {cr['n']})"
-        )
-        if row.get("instructions"):
-            ins = row["instructions"]
-            line += (
-                "; instructions recall "
-                + ", ".join(
-                    f"{a} {ins[a]['recall']}"
-                    for a in ("instruction_following", "preference_following")
-                )
-                + f", per search {ins['per_search']}"
-            )
-        od = row.get("ordering")
-        if od and od["n"]:
-            line += f"; ordering read {od['read_as_ordering']}, pairs in order "
-            line += f"{od['pairwise_in_order']} (n {od['n']})"
-        if row.get("abstention"):
-            ab = row["abstention"]
-            line += (
-                f"; abstention P {ab['precision']} R {ab['recall']} false {ab['false_abstention']}"
-            )
-        if row.get("read_ms"):
-            r = row["read_ms"]
-            line += (
-                f"; read p50 {r['p50']} ms p95 {r['p95']} ms mean {r.get('mean')} ms"
-                f" (first after an ingest {r['first']} ms)"
-            )
-        console.print(line, markup=False)
+        console.print(_row_line(row), markup=False)
     ingest, floor = report.get("ingest"), report["embedding_only"]
     if ingest:
         console.print(
