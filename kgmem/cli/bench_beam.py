@@ -41,7 +41,7 @@ def _row_line(row: dict[str, Any]) -> str:
     if row.get("read_ms"):
         r = row["read_ms"]
         line += (
-            f"; read p50 {r['p50']} ms p95 {r['p95']} ms mean {r.get('mean')} ms"
+            f"; read p50 {r['p50']} ms p95 {r['p95']} ms mean {r['mean']} ms"
             f" (first after an ingest {r['first']} ms)"
         )
     return line

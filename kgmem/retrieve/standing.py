@@ -210,7 +210,31 @@ def serve_standing(
     picked in Python, in the statement's order). An ordering search needs the hits' utterance
     positions and always reads."""
     used: Order = order or ("time" if asks_order(question) else "relevance")
-    if cache is not None and conversation_id and as_of is None and used == "relevance":
+    rows, positions, stated = _standing_rows(
+        store, conversation_id, hits, as_of, ordering=used == "time", cache=cache
+    )
+    instructions = (
+        applicable(stated, vector, question, limit, similarity) if conversation_id else []
+    )
+    hits = _with_partners(hits, rows) if rows else hits
+    if used == "time":
+        hits = in_time_order(hits, positions)
+    return hits, instructions, conflicts_of(rows), used
+
+
+def _standing_rows(
+    store: Store,
+    conversation_id: str,
+    hits: list[Hit],
+    as_of: datetime | None,
+    *,
+    ordering: bool,
+    cache: dict[datetime | None, dict[str, Any]] | None,
+) -> tuple[list[dict[str, Any]], dict[str, int], list[dict[str, Any]]]:
+    """``read/standing`` for `serve_standing`: the conflict rows with a hit at either end, the
+    hits' utterance positions (none from the cache, which serves no ordering search) and the
+    conversation's instruction rows; from ``cache`` when it serves (see `serve_standing`)."""
+    if cache is not None and conversation_id and as_of is None and not ordering:
         read = cache.get(None)
         if read is None:
             read = cache[None] = store.read(
@@ -221,18 +245,12 @@ def serve_standing(
                 every=True,
             )[0]
         present = {h.turn_id for h in hits}
-        rows = [r for r in read["conflicts"] if r["from_id"] in present or r["to_id"] in present]
-        instructions = applicable(read["instructions"], vector, question, limit, similarity)
-        return (
-            (_with_partners(hits, rows) if rows else hits),
-            instructions,
-            conflicts_of(rows),
-            used,
-        )
+        hit = [r for r in read["conflicts"] if r["from_id"] in present or r["to_id"] in present]
+        return hit, {}, read["instructions"]
     cids = [conversation_id] if conversation_id else sorted({h.conversation_id for h in hits})
-    instructions = []
-    rows = []
+    rows: list[dict[str, Any]] = []
     positions: dict[str, int] = {}
+    stated: list[dict[str, Any]] = []
     for cid in cids:
         read = store.read(
             "read/standing",
@@ -241,11 +259,7 @@ def serve_standing(
             turn_ids=[h.turn_id for h in hits],
             every=False,
         )[0]
-        if conversation_id:
-            instructions = applicable(read["instructions"], vector, question, limit, similarity)
         rows.extend(read["conflicts"])
         positions |= {p["id"]: p["index"] for p in read["positions"]}
-    hits = _with_partners(hits, rows) if rows else hits
-    if used == "time":
-        hits = in_time_order(hits, positions)
-    return hits, instructions, conflicts_of(rows), used
+        stated = read["instructions"]
+    return rows, positions, stated
