@@ -5,6 +5,10 @@ Per decision and split: per-class precision and recall, macro-F1 with a 95 % boo
 (ECE: 15 equal-width bins of the top-label probability, Naeini et al. 2015 / Guo et al. 2017).
 Scores come from the shipped weights through `kgmem.truth.weights`, exactly as the product
 reads them; the test split is read only here, never by training.
+
+Beside them, `agreement`: how a second annotator's labels of a sample of train and dev rows
+(`kgmem.truth.agreement`) agree with the writers', the same figures and Cohen's kappa. It is
+the figure a model's is read against: labels two readers disagree on cannot be learned.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgmem.embed import Embedder
+from kgmem.truth.agreement import Judgement, read_agreement
 from kgmem.truth.corpus import LABELS, read_corpus
 from kgmem.truth.dataset import VectorCache
 from kgmem.truth.features import HASH_WIDTH
@@ -58,12 +63,20 @@ def ece(probs: npt.NDArray[np.float32], gold: npt.NDArray[np.int64], bins: int =
     return total
 
 
-def score_split(
-    labels: tuple[str, ...], probs: npt.NDArray[np.float32], gold_labels: list[str]
+def cohen_kappa(gold: npt.NDArray[np.int64], pred: npt.NDArray[np.int64], classes: int) -> float:
+    """Cohen's kappa of two labellings: observed agreement corrected for the agreement their
+    label frequencies give by chance (Cohen 1960); 1 = identical, 0 = chance, 1.0 when both
+    use one label only."""
+    observed = float(np.mean(gold == pred))
+    chance = float(sum(np.mean(gold == c) * np.mean(pred == c) for c in range(classes)))
+    return 1.0 if chance >= 1.0 else (observed - chance) / (1.0 - chance)
+
+
+def label_figures(
+    labels: tuple[str, ...], gold: npt.NDArray[np.int64], pred: npt.NDArray[np.int64]
 ) -> dict[str, Any]:
-    """The figures of one decision on one split."""
-    gold = np.array([labels.index(g) for g in gold_labels])
-    pred = probs.argmax(axis=1)
+    """``n``, macro-F1 with its 95 % bootstrap interval, accuracy and per-class precision and
+    recall of ``pred`` against ``gold`` (indices into ``labels``)."""
     k = len(labels)
     rng = np.random.default_rng(0)
     samples = [
@@ -84,9 +97,37 @@ def score_split(
         "macro_f1": round(macro_f1(gold, pred, k), 4),
         "macro_f1_ci95": [round(float(np.percentile(samples, q)), 4) for q in (2.5, 97.5)],
         "accuracy": round(float(np.mean(pred == gold)), 4),
-        "ece": round(ece(probs, gold), 4),
         "per_class": per_class,
     }
+
+
+def score_split(
+    labels: tuple[str, ...], probs: npt.NDArray[np.float32], gold_labels: list[str]
+) -> dict[str, Any]:
+    """The figures of one decision on one split (`label_figures` and ECE)."""
+    gold = np.array([labels.index(g) for g in gold_labels])
+    out = label_figures(labels, gold, probs.argmax(axis=1))
+    out["ece"] = round(ece(probs, gold), 4)
+    return out
+
+
+def agreement(judgements: list[Judgement]) -> dict[str, Any]:
+    """Per decision, a second annotator's labels against the writers' (`label_figures` with
+    the writers' labels as gold, and Cohen's kappa), over every annotator's judgements of that
+    decision; decisions nobody judged are left out."""
+    out: dict[str, Any] = {}
+    for decision, labels in LABELS.items():
+        mine = [j for j in judgements if j.row.decision == decision]
+        if not mine:
+            continue
+        gold = np.array([labels.index(j.row.label) for j in mine])
+        pred = np.array([labels.index(j.label) for j in mine])
+        out[decision] = {
+            "annotators": sorted({j.annotator for j in mine}),
+            **label_figures(labels, gold, pred),
+            "kappa": round(cohen_kappa(gold, pred, len(labels)), 4),
+        }
+    return out
 
 
 def decision_latency(models: TruthModels, repeats: int = 200) -> dict[str, Any]:
@@ -150,7 +191,8 @@ def run_truth_bench(
     cache_path: Path | None = None,
     embedder: Embedder | None = None,
 ) -> dict[str, Any]:
-    """Figures per decision on the test and dev splits (JSON-ready).
+    """Figures per decision on the test and dev splits, and the second annotators' agreement
+    with the writers (`agreement`; JSON-ready).
 
     Raises:
         CorpusError: a bad row or a test file whose frozen hash changed.
@@ -176,5 +218,8 @@ def run_truth_bench(
         "bootstrap": BOOTSTRAP,
         "ece_bins": BINS,
         "decisions": decisions,
+        "agreement": agreement(
+            read_agreement(corpus_dir, [row for split in rows.values() for row in split])
+        ),
         "latency": decision_latency(models),
     }

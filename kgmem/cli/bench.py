@@ -493,6 +493,15 @@ def bench_truth(
             f"{t['ece']:.3f}",
         )
     console.print(table)
+    if report.get("agreement"):
+        agreed = Table("decision", "second annotator vs writers: macro-F1 [95% CI]", "kappa", "n")
+        for name, data in report["agreement"].items():
+            ci = data["macro_f1_ci95"]
+            agreed.add_row(
+                name, f"{data['macro_f1']:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]",
+                f"{data['kappa']:.3f}", str(data["n"]),
+            )  # fmt: skip
+        console.print(agreed)
     lat = report["latency"]
     console.print(
         f"per statement ({lat['candidates']} candidates) p50 "
