@@ -26,7 +26,7 @@ from kgmem.embed import Embedder
 from kgmem.truth.agreement import Judgement, read_agreement
 from kgmem.truth.corpus import LABELS, read_corpus
 from kgmem.truth.dataset import VectorCache
-from kgmem.truth.features import HASH_WIDTH
+from kgmem.truth.features import HASH_WIDTH, PAIR_WIDTH
 from kgmem.truth.train import corpus_matrices, default_cache
 from kgmem.truth.weights import CORPUS_DIR, TruthModels, shipped_models
 
@@ -138,7 +138,7 @@ def decision_latency(models: TruthModels, repeats: int = 200) -> dict[str, Any]:
     from kgmem.truth.decisions import answerability, attribution, memory_request, relation
 
     rng = np.random.default_rng(0)
-    d = (models.relation.weights.shape[1] - 1 - HASH_WIDTH) // 4
+    d = (models.relation.weights.shape[1] - 1 - 2 * HASH_WIDTH - PAIR_WIDTH) // 4
 
     def unit(n: int) -> npt.NDArray[np.float32]:
         x = rng.normal(size=(n, d)).astype(np.float32)
@@ -160,7 +160,9 @@ def decision_latency(models: TruthModels, repeats: int = 200) -> dict[str, Any]:
         return [f"{said} {next(fresh)}" for _ in range(FACTS_READ)]
 
     calls: dict[str, Callable[[], object]] = {
-        "relation_per_statement": lambda: relation(stored, one[0], f"{said} {next(fresh)}", models),
+        "relation_per_statement": lambda: relation(
+            stored, one[0], f"{said} {next(fresh)}", texts()[:CANDIDATES], models
+        ),
         "answerability_per_question": lambda: answerability(
             one[0], asked, facts, texts(), speakers, "user", models
         ),

@@ -119,6 +119,7 @@ def features(
             np.stack([v(d["stored"]["text"]) for d in data]),
             np.stack([v(d["new"]["text"]) for d in data]),
             [d["new"]["text"] for d in data],
+            [d["stored"]["text"] for d in data],
         )
     elif decision == "request":
         last = np.stack([v(d["turns"][-1]["text"]) for d in data])

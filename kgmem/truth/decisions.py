@@ -10,6 +10,7 @@ Models default to the shipped weights (`kgmem.truth.weights.shipped_models`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,7 +57,11 @@ def _matrix(vectors: Vector) -> Vector:
 
 
 def relation(
-    stored: Vector, new: Vector, new_text: str, models: TruthModels | None = None
+    stored: Vector,
+    new: Vector,
+    new_text: str,
+    stored_texts: Sequence[str],
+    models: TruthModels | None = None,
 ) -> list[Decision]:
     """How a new statement relates to each stored fact of the same holder.
 
@@ -64,16 +69,23 @@ def relation(
         stored: ``(k, d)`` vectors of the candidate facts (the holder's nearest, at most 20).
         new: ``(d,)`` vector of the new statement.
         new_text: the new statement.
+        stored_texts: the ``k`` candidates' texts, in the rows' order.
 
     Returns:
         one `Decision` per candidate, labels `kgmem.truth.corpus.RELATION_LABELS`.
+
+    Raises:
+        ValueError: ``stored_texts`` is not one text per row of ``stored``.
     """
     stored = _matrix(stored)
     if not len(stored):
         return []
+    if len(stored_texts) != len(stored):
+        raise ValueError(f"{len(stored_texts)} stored texts for {len(stored)} stored vectors")
     news = np.broadcast_to(np.asarray(new, dtype=np.float32), stored.shape)
     return _decide(
-        (models or shipped_models()).relation, relation_features(stored, news, [new_text])
+        (models or shipped_models()).relation,
+        relation_features(stored, news, [new_text], list(stored_texts)),
     )
 
 

@@ -53,7 +53,7 @@ def test_a_change_no_rule_keys_supersedes_through_the_relation_decision(
     fixed = LinearModel(labels, np.zeros_like(shipped.relation.weights), bias, 1.0)
     models = replace(shipped, relation=fixed)
     monkeypatch.setattr(
-        relation_keys, "relation", lambda s, n, t, m=None: relation(s, n, t, models)
+        relation_keys, "relation", lambda s, n, t, texts, m=None: relation(s, n, t, texts, models)
     )
     cid, report = _ingest(
         memory,

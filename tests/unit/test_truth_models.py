@@ -104,8 +104,11 @@ def test_memory_refuses_to_start_without_weights(
 def test_decisions_give_calibrated_distributions() -> None:
     rng = np.random.default_rng(1)
     stored, new = _unit(rng, 5), _unit(rng, 1)[0]
-    rel = relation(stored, new, "Not at Acme any more, I joined Globex in May.")
-    assert len(rel) == 5 and relation(np.zeros((0, D), np.float32), new, "x") == []
+    said = ["I work at Acme.", "I'm at Acme", "Acme pays me", "My job is at Acme", "Hi"]
+    rel = relation(stored, new, "Not at Acme any more, I joined Globex in May.", said)
+    assert len(rel) == 5 and relation(np.zeros((0, D), np.float32), new, "x", []) == []
+    with pytest.raises(ValueError, match="4 stored texts for 5"):
+        relation(stored, new, "x", said[:4])
     for d in rel:
         assert d.label in LABELS["relation"]
         assert abs(sum(d.scores.values()) - 1) < 1e-4 and d.score == max(d.scores.values())

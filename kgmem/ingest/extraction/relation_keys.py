@@ -223,7 +223,13 @@ def _turn_adoptions(
     near = near[cosines.max(axis=0)[near] >= MIN_COSINE]
     if not len(near):
         return []
-    decisions = relation(np.stack([older[i].turn_vector for i in near]), vector, text, models)
+    decisions = relation(
+        np.stack([older[i].turn_vector for i in near]),
+        vector,
+        text,
+        [older[i].turn_text for i in near],
+        models,
+    )
     out = []
     for idx, decision in zip(near, decisions, strict=True):
         mass = sum(decision.scores[label] for label in ADOPT_LABELS)

@@ -286,7 +286,11 @@ def conflicts(
         best = float(sims[near[0]])
         chosen = [j for j in near[:CONFLICT_PARTNERS] if float(sims[j]) >= CONFLICT_COS]
         chosen = [j for j in chosen if best - float(sims[j]) <= CONFLICT_MARGIN]
-        decisions = relation(matrix[chosen], vector, clause) if chosen else []
+        decisions = (
+            relation(matrix[chosen], vector, clause, [kept[j].text for j in chosen])
+            if chosen
+            else []
+        )
         for j, d in zip(chosen, decisions, strict=True):
             if d.label == "restatement":  # says the same thing again: no conflict
                 continue
