@@ -44,8 +44,8 @@ ADOPT_SCORE = 0.8
 """Calibrated probability of replacing (`ADOPT_LABELS` summed) needed to adopt a key. Chosen on
 the corpus's dev split (w5, 160 relation rows) with the first model: replacing against the
 other four classes, precision 0.93 at recall 0.54 (0.7: 0.91 / 0.71, but twice the additional
-values taken for changes; 0.9: 1.00 / 0.49). With the shipped weights: 1.00 / 0.73 (0.7: 0.97
-/ 0.79; 0.9: 1.00 / 0.66; docs/truth.md)."""
+values taken for changes; 0.9: 1.00 / 0.49). With the shipped weights: 0.98 / 0.71 (0.7: 0.95
+/ 0.77; 0.9: 1.00 / 0.61; docs/truth.md)."""
 MIN_COSINE = 0.3
 """Least cosine between the two facts' texts (MiniLM): a replacement speaks of the same thing."""
 _RETROSPECTIVE = re.compile(r"\b(?:used\s+to|previously|formerly|back\s+then)\b", re.I)
