@@ -156,12 +156,12 @@ def decision_latency(models: TruthModels, repeats: int = 200) -> dict[str, Any]:
 
     warm = [f"{said} warm" for _ in range(FACTS_READ)]
 
-    def texts() -> list[str]:
-        return [f"{said} {next(fresh)}" for _ in range(FACTS_READ)]
+    def texts(n: int = FACTS_READ) -> list[str]:
+        return [f"{said} {next(fresh)}" for _ in range(n)]
 
     calls: dict[str, Callable[[], object]] = {
         "relation_per_statement": lambda: relation(
-            stored, one[0], f"{said} {next(fresh)}", texts()[:CANDIDATES], models
+            stored, one[0], f"{said} {next(fresh)}", texts(CANDIDATES), models
         ),
         "answerability_per_question": lambda: answerability(
             one[0], asked, facts, texts(), speakers, "user", models

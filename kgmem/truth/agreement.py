@@ -79,5 +79,5 @@ def read_agreement(corpus_dir: Path, rows: list[Row]) -> list[Judgement]:
         CorpusError: as `read_judgements`.
     """
     folder = corpus_dir / AGREEMENT_DIR
-    by_key = {(str(r.data["writer"]), str(r.data["id"])): r for r in rows}
+    by_key = {(r.writer, str(r.data["id"])): r for r in rows}
     return [j for path in sorted(folder.glob("*.jsonl")) for j in read_judgements(path, by_key)]
